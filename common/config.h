@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lharvestd's configuration: the libconfuse file (the syntax gmond.conf
+ * users know) turned into a plain struct.  This is the only module that
+ * sees confuse.h.  Every key, its default and its meaning are documented
+ * in man/lharvestd.conf.5 and the
+ * annotated examples in conf/.
+ */
+#ifndef LH_CONFIG_H
+#define LH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct lh_err;
+
+enum lh_role {
+	LH_ROLE_GATHERER = 0,
+	LH_ROLE_AGGREGATOR,
+	LH_ROLE_RELAY,
+};
+
+#define CONFIG_DEFAULT_INTERVAL	   20
+#define CONFIG_DEFAULT_PORT	   8022
+#define CONFIG_DEFAULT_SECRET_FILE "/etc/lharvestd/secret"
+#define CONFIG_DEFAULT_STATE_DIR   "/var/lib/lharvestd"
+
+struct lh_config {
+	char *path;	    /* the file it came from */
+	enum lh_role role;
+	unsigned interval;  /* seconds between sweeps */
+	char *lustre_root;  /* prefix of proc/, sys/ */
+	char **filesystems; /* empty: every filesystem found */
+	size_t nfilesystems;
+	char *server_host;  /* aggregator, gatherer role */
+	unsigned server_port;
+	char *secret_file;
+	char *state_dir;
+	char *name;	    /* identity in HELLO; default the host name */
+};
+
+/*
+ * Parse and check path.  On success *ret owns a new config; on failure
+ * returns a negative errno and err->reason reads "path:line: reason" (line
+ * omitted when the problem is not on one line).
+ */
+int config_load(const char *path, struct lh_config **ret, struct lh_err *err);
+
+void config_free(struct lh_config *cfg);
+
+/* True when fs is one the configuration asks for. */
+bool config_wants_fs(const struct lh_config *cfg, const char *fs);
+
+const char *config_role_name(enum lh_role role);
+
+#endif

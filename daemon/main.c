@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lharvestd: one binary, three roles (gatherer, aggregator, relay), chosen
+ * by the configuration's "role" key.  main() parses the command line, loads
+ * the configuration and hands over to the role.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "err.h"
+#include "log.h"
+#include "once.h"
+
+#define DEFAULT_CONFIG "/etc/lharvestd/lharvestd.conf"
+
+struct lh_options {
+	const char *config;
+	bool foreground;
+	bool check_only;
+	bool once;
+	int verbose;
+};
+
+static _Noreturn void
+usage(FILE *out, int status)
+{
+	(void)fprintf(out,
+	    "usage: lharvestd [-dnvV] [-f file] [--once]\n"
+	    "  -f file   configuration file (default " DEFAULT_CONFIG ")\n"
+	    "  -d        stay in the foreground, log to stderr\n"
+	    "  -n        check the configuration and exit\n"
+	    "  -v        more log (repeat for more)\n"
+	    "  -V        print the version and exit\n"
+	    "  --once    gatherer: read every target once, print JSON lines "
+	    "and exit\n");
+	exit(status);
+}
+
+static void
+parse_args(int argc, char **argv, struct lh_options *o)
+{
+	static const struct option longopts[] = {
+	    {"once", no_argument, NULL, 'O'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->config = DEFAULT_CONFIG;
+	while ((ch = getopt_long(argc, argv, "df:hnvV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			o->foreground = true;
+			break;
+		case 'f':
+			o->config = optarg;
+			break;
+		case 'n':
+			o->check_only = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'V':
+			(void)printf("lharvestd %s\n", LH_VERSION);
+			exit(0);
+		case 'O':
+			o->once = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (optind != argc)
+		usage(stderr, 2);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lh_config *cfg = NULL;
+	struct lh_options o;
+	struct lh_err err;
+	int status;
+
+	parse_args(argc, argv, &o);
+	/* -n and --once are interactive: their words go to the terminal. */
+	log_init("lharvestd", o.foreground || o.check_only || o.once,
+	    o.verbose);
+
+	if (config_load(o.config, &cfg, &err) < 0) {
+		(void)fprintf(stderr, "%s\n", err.reason);
+		return 1;
+	}
+	if (o.check_only) {
+		(void)printf("configuration OK\n");
+		config_free(cfg);
+		return 0;
+	}
+	if (o.once) {
+		if (cfg->role != LH_ROLE_GATHERER) {
+			(void)fprintf(stderr,
+			    "%s: --once needs role = \"gatherer\", not \"%s\"\n",
+			    cfg->path, config_role_name(cfg->role));
+			config_free(cfg);
+			return 1;
+		}
+		status = once_run(cfg, stdout);
+		config_free(cfg);
+		return status;
+	}
+	(void)fprintf(stderr,
+	    "%s: role %s: this build reads and prints (--once) and checks "
+	    "configurations (-n); the network roles are not built yet\n",
+	    cfg->path, config_role_name(cfg->role));
+	config_free(cfg);
+	return 1;
+}

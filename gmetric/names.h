@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Ganglia metric names, kept compatible with the legacy lustreHarvest so
+ * existing RRDs and dashboards carry over: <prefix>_read_bytes,
+ * <prefix>_write_bytes (bytes/sec), <prefix>_oss_ops, <prefix>_mds_ops
+ * (ops/sec), where <prefix> defaults to the fsname.
+ */
+#ifndef LH_NAMES_H
+#define LH_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* gmond keeps metric names in fixed buffers; stay well inside them. */
+#define NAMES_METRIC_MAX 64
+
+enum names_metric {
+	NAMES_READ_BYTES = 0,
+	NAMES_WRITE_BYTES,
+	NAMES_OSS_OPS,
+	NAMES_MDS_OPS,
+	NAMES_READ_OPS,
+	NAMES_WRITE_OPS,
+	NAMES_NMETRICS,
+};
+
+/* True if prefix can start a metric name: 1-40 of [A-Za-z0-9_.-].  gmond
+ * writes names into XML attributes unescaped, so quotes and the like
+ * would break every consumer of its XML. */
+bool names_prefix_ok(const char *prefix);
+
+/* "<prefix>_<suffix>" into buf.  Returns 0, or -EINVAL for a bad prefix
+ * or a buffer too small. */
+int names_metric(char *buf, size_t size, const char *prefix,
+    enum names_metric m);
+
+/* Units shown by ganglia-web: "bytes/sec" or "ops/sec". */
+const char *names_units(enum names_metric m);
+
+#endif

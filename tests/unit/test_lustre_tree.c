@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Target discovery and export files on the tree-2.15 fixture (quirks 18,
+ * 19, 22) and on trees built here (2.17 debugfs). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "lustre_tree.h"
+#include "testutil.h"
+
+START_TEST(parse_target)
+{
+	enum lh_target_kind k;
+	char fs[LTREE_FS_MAX];
+
+	ck_assert_int_eq(ltree_parse_target("scratch-OST000a", fs, sizeof(fs),
+			     &k),
+	    0);
+	ck_assert_str_eq(fs, "scratch");
+	ck_assert_int_eq(k, LH_TARGET_OST);
+	ck_assert_int_eq(ltree_parse_target("a-b-MDT0001", fs, sizeof(fs), &k),
+	    0);
+	ck_assert_str_eq(fs, "a-b");
+	ck_assert_int_eq(k, LH_TARGET_MDT);
+	ck_assert_int_eq(ltree_parse_target("scratch-OST01", fs, sizeof(fs),
+			     &k),
+	    -EINVAL);
+	ck_assert_int_eq(ltree_parse_target("-OST0000", fs, sizeof(fs), &k),
+	    -EINVAL);
+	ck_assert_int_eq(ltree_parse_target("scratch-MGS0000", fs, sizeof(fs),
+			     &k),
+	    -EINVAL);
+	ck_assert_int_eq(ltree_parse_target("waytoolongfsname-OST0000", fs, 8,
+			     &k),
+	    -EINVAL);
+}
+END_TEST
+
+START_TEST(classify_uuid)
+{
+	const char *mds = "lustrefs-MDT0000-mdtlov_UUID\n";
+	const char *lwp = "fs-MDT0000-lwp-OST0001_UUID\n";
+	const char *cli = "5f3c9a1e-0b7d-4e1c-9d55-7b2a3c4d5e6f\n";
+	const char *two = "a1b2c3d4-0000-1111-2222-333344445555\n"
+			  "b1b2c3d4-0000-1111-2222-333344445555\n";
+	size_t len;
+	char *buf = tu_read_file(tu_fixture("2.10/ost-export-uuid-mds-peer.txt"),
+	    &len);
+
+	ck_assert_int_eq(ltree_classify_uuid(buf, len), LTREE_PEER_SERVER);
+	free(buf);
+	ck_assert_int_eq(ltree_classify_uuid(mds, strlen(mds)),
+	    LTREE_PEER_SERVER);
+	ck_assert_int_eq(ltree_classify_uuid(lwp, strlen(lwp)),
+	    LTREE_PEER_SERVER);
+	ck_assert_int_eq(ltree_classify_uuid(cli, strlen(cli)),
+	    LTREE_PEER_CLIENT);
+	ck_assert_int_eq(ltree_classify_uuid(two, strlen(two)),
+	    LTREE_PEER_CLIENT);
+	ck_assert_int_eq(ltree_classify_uuid("", 0), LTREE_PEER_STALE);
+	ck_assert_int_eq(ltree_classify_uuid(" \n\n", 3), LTREE_PEER_STALE);
+	ck_assert(ltree_nid_is_local("0@lo"));
+	ck_assert(!ltree_nid_is_local("0@lo2"));
+}
+END_TEST
+
+/* 18: exports/clear is a regular file among the NID directories; the
+ * 2.15 fixture tree has one OST and one MDT. */
+START_TEST(discover_fixture_tree)
+{
+	struct ltree t;
+	char buf[4096];
+	size_t len, i;
+	int seen_ost = 0, seen_mdt = 0;
+
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(ltree_discover(&t, tu_fixture("tree-2.15"), NULL), 0);
+	ck_assert_uint_eq(t.ntargets, 2);
+	for (i = 0; i < t.ntargets; i++) {
+		ck_assert_str_eq(t.targets[i].fs, "scratch");
+		if (t.targets[i].kind == LH_TARGET_OST) {
+			seen_ost++;
+			ck_assert_str_eq(t.targets[i].name, "scratch-OST0000");
+			/* 19: a NID with dots and @o2ib, read by openat(). */
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "10.1.2.3@o2ib/stats", buf,
+					     sizeof(buf), &len),
+			    0);
+			ck_assert(len > 100);
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "192.168.0.4@tcp102/stats", buf,
+					     sizeof(buf), &len),
+			    0);
+			/* The stale NID has an empty uuid. */
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "10.1.2.17@o2ib/uuid", buf,
+					     sizeof(buf), &len),
+			    0);
+			ck_assert_uint_eq(len, 0);
+			/* 22: an export that went away reads as ENOENT. */
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "10.9.9.9@o2ib/stats", buf,
+					     sizeof(buf), &len),
+			    -ENOENT);
+			/* "clear" is a file, not a NID directory. */
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "clear/stats", buf, sizeof(buf),
+					     &len),
+			    -ENOTDIR);
+			/* A file larger than the buffer is refused whole. */
+			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+					     "10.1.2.3@o2ib/stats", buf, 16,
+					     &len),
+			    -EFBIG);
+		} else {
+			seen_mdt++;
+			ck_assert_str_eq(t.targets[i].name, "scratch-MDT0000");
+		}
+	}
+	ck_assert_int_eq(seen_ost, 1);
+	ck_assert_int_eq(seen_mdt, 1);
+	ltree_free(&t);
+}
+END_TEST
+
+static void
+mkdirs(const char *base, const char *rel)
+{
+	char path[4096], *p;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", base, rel);
+	for (p = path + strlen(base) + 1; *p != '\0'; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			(void)mkdir(path, 0755);
+			*p = '/';
+		}
+	}
+	(void)mkdir(path, 0755);
+}
+
+/* 2.17 moved exports to debugfs; the /proc target dir stays without
+ * exports/.  Both roots are probed; names that are not targets are not. */
+START_TEST(discover_debugfs)
+{
+	char tmpl[] = "/tmp/lh-tree-XXXXXX";
+	char *root = mkdtemp(tmpl), cmd[4200];
+	struct ltree t;
+
+	ck_assert_ptr_nonnull(root);
+	mkdirs(root, "proc/fs/lustre/obdfilter/big-OST0003");
+	mkdirs(root, "proc/fs/lustre/obdfilter/num_exports");
+	mkdirs(root, "sys/kernel/debug/lustre/obdfilter/big-OST0003/exports/"
+		     "1@gni");
+	mkdirs(root, "sys/kernel/debug/lustre/mdt/big-MDT0000/exports");
+	mkdirs(root, "sys/kernel/debug/lustre/mdt/big-MDTxyz1/exports");
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(ltree_discover(&t, root, NULL), 0);
+	ck_assert_uint_eq(t.ntargets, 2);
+	ck_assert(strstr(t.targets[0].path, "sys/kernel/debug") != NULL);
+	ltree_clear(&t);
+	ck_assert_uint_eq(t.ntargets, 0);
+	/* Nothing at all under a root: no target, no error. */
+	ck_assert_int_eq(ltree_discover(&t, "/nonexistent-lharvestd", NULL), 0);
+	ck_assert_uint_eq(t.ntargets, 0);
+	ltree_free(&t);
+	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("lustre_tree");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, parse_target);
+	tcase_add_test(tc, classify_uuid);
+	tcase_add_test(tc, discover_fixture_tree);
+	tcase_add_test(tc, discover_debugfs);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

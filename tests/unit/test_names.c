@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include "names.h"
+
+START_TEST(legacy_names)
+{
+	char buf[NAMES_METRIC_MAX];
+
+	ck_assert_int_eq(names_metric(buf, sizeof(buf), "vu_short",
+			     NAMES_READ_BYTES),
+	    0);
+	ck_assert_str_eq(buf, "vu_short_read_bytes");
+	ck_assert_int_eq(names_metric(buf, sizeof(buf), "scratch",
+			     NAMES_MDS_OPS),
+	    0);
+	ck_assert_str_eq(buf, "scratch_mds_ops");
+	ck_assert_str_eq(names_units(NAMES_WRITE_BYTES), "bytes/sec");
+	ck_assert_str_eq(names_units(NAMES_OSS_OPS), "ops/sec");
+	ck_assert_int_eq(names_metric(buf, sizeof(buf), "a\"b", NAMES_OSS_OPS),
+	    -EINVAL);
+	ck_assert_int_eq(names_metric(buf, sizeof(buf), "", NAMES_OSS_OPS),
+	    -EINVAL);
+	ck_assert_int_eq(names_metric(buf, 8, "scratch", NAMES_OSS_OPS),
+	    -EINVAL);
+	ck_assert(!names_prefix_ok("has space"));
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("names");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, legacy_names);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
