@@ -21,6 +21,9 @@
  */
 static _Thread_local struct lh_err *parse_err;
 
+static void confuse_err_cb(cfg_t *cfg, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void
 confuse_err_cb(cfg_t *cfg, const char *fmt, va_list ap)
 {
@@ -33,8 +36,8 @@ confuse_err_cb(cfg_t *cfg, const char *fmt, va_list ap)
 		(void)lh_err_set(parse_err, (unsigned)cfg->line, -EINVAL,
 		    "%s:%d: %s", cfg->filename, cfg->line, msg);
 	else if (cfg != NULL && cfg->filename != NULL)
-		(void)lh_err_set(parse_err, 0, -EINVAL, "%s: %s",
-		    cfg->filename, msg);
+		(void)lh_err_set(parse_err, 0, -EINVAL, "%s: %s", cfg->filename,
+		    msg);
 	else
 		(void)lh_err_set(parse_err, 0, -EINVAL, "%s", msg);
 }
@@ -59,8 +62,8 @@ validate_interval(cfg_t *cfg, cfg_opt_t *opt)
 	long v = cfg_opt_getnint(opt, cfg_opt_size(opt) - 1);
 
 	if (v < 1 || v > 3600) {
-		cfg_error(cfg, "interval: %ld is not between 1 and 3600 seconds",
-		    v);
+		cfg_error(cfg,
+		    "interval: %ld is not between 1 and 3600 seconds", v);
 		return -1;
 	}
 	return 0;
@@ -73,8 +76,9 @@ fsname_ok(const char *s)
 	size_t n = strlen(s);
 
 	return n >= 1 && n <= 8 &&
-	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "0123456789_-") == n;
+	    strspn(s,
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	        "0123456789_-") == n;
 }
 
 static int
@@ -173,8 +177,7 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 {
 	const char *role = cfg_getstr(cfg, "role");
 	const char *server = cfg_getstr(cfg, "server");
-	char host[256];
-	unsigned i, n;
+	unsigned n;
 
 	if (strcmp(role, "aggregator") == 0)
 		c->role = LH_ROLE_AGGREGATOR;
@@ -191,6 +194,8 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	    c->state_dir == NULL || c->name == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	if (c->name[0] == '\0') {
+		char host[256];
+
 		free(c->name);
 		if (gethostname(host, sizeof(host)) < 0)
 			(void)snprintf(host, sizeof(host), "localhost");
@@ -205,6 +210,8 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 
 	n = cfg_size(cfg, "filesystems");
 	if (n > 0) {
+		unsigned i;
+
 		c->filesystems = calloc(n, sizeof(*c->filesystems));
 		if (c->filesystems == NULL)
 			return lh_err_set(err, 0, -ENOMEM, "out of memory");

@@ -20,23 +20,23 @@ enum lh_role {
 	LH_ROLE_RELAY,
 };
 
-#define CONFIG_DEFAULT_INTERVAL	   20
-#define CONFIG_DEFAULT_PORT	   8022
+#define CONFIG_DEFAULT_INTERVAL    20
+#define CONFIG_DEFAULT_PORT        8022
 #define CONFIG_DEFAULT_SECRET_FILE "/etc/lharvestd/secret"
 #define CONFIG_DEFAULT_STATE_DIR   "/var/lib/lharvestd"
 
 struct lh_config {
-	char *path;	    /* the file it came from */
+	char *path; /* the file it came from */
 	enum lh_role role;
 	unsigned interval;  /* seconds between sweeps */
 	char *lustre_root;  /* prefix of proc/, sys/ */
 	char **filesystems; /* empty: every filesystem found */
 	size_t nfilesystems;
-	char *server_host;  /* aggregator, gatherer role */
+	char *server_host; /* aggregator, gatherer role */
 	unsigned server_port;
 	char *secret_file;
 	char *state_dir;
-	char *name;	    /* identity in HELLO; default the host name */
+	char *name; /* identity in HELLO; default the host name */
 };
 
 /*

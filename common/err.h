@@ -11,8 +11,8 @@
 #define LH_ERR_REASON_MAX 160
 
 struct lh_err {
-	unsigned line;			 /* 1-based line of the input, 0 = none */
-	char reason[LH_ERR_REASON_MAX];	 /* without subject or line prefix */
+	unsigned line; /* 1-based line of the input, 0 = none */
+	char reason[LH_ERR_REASON_MAX]; /* without subject or line prefix */
 };
 
 /* Clear err (NULL is fine). */

@@ -31,8 +31,8 @@ void
 iocount_from_stats(struct iocount *ret, const struct lstats *st,
     enum lh_target_kind kind)
 {
-	const char *const *skip = kind == LH_TARGET_OST ? ost_not_ops :
-							  mdt_not_ops;
+	const char *const *skip =
+	    kind == LH_TARGET_OST ? ost_not_ops : mdt_not_ops;
 	struct iocount c;
 	uint64_t ops = 0;
 	unsigned i;
@@ -46,7 +46,7 @@ iocount_from_stats(struct iocount *ret, const struct lstats *st,
 			continue;
 		count = (k->neg & LSTATS_NEG_COUNT) != 0 ? 0 : k->count;
 		sum = (k->flags & LSTATS_F_MINMAXSUM) == 0 ||
-			(k->neg & LSTATS_NEG_SUM) != 0 ?
+		        (k->neg & LSTATS_NEG_SUM) != 0 ?
 		    0 :
 		    k->sum;
 		if (strcmp(k->name, "read_bytes") == 0) {

@@ -16,9 +16,9 @@ struct lh_err;
 struct lctl_block {
 	const char *param; /* e.g. obdfilter.fs-OST0000.exports.0@lo.stats */
 	size_t param_len;
-	const char *value; /* starts after '=', may be empty */
-	size_t value_len;  /* ends where the next block starts */
-	unsigned line;	   /* 1-based line of the "param=" line */
+	const char *value;   /* starts after '=', may be empty */
+	size_t value_len;    /* ends where the next block starts */
+	unsigned line;       /* 1-based line of the "param=" line */
 	unsigned value_line; /* line the value starts on */
 };
 

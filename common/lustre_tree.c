@@ -72,7 +72,7 @@ uuid_names_target(const char *p, size_t n)
 	for (i = 0; i + 8 <= n; i++) {
 		if (p[i] == '-' &&
 		    (memcmp(p + i + 1, "MDT", 3) == 0 ||
-			memcmp(p + i + 1, "OST", 3) == 0) &&
+		        memcmp(p + i + 1, "OST", 3) == 0) &&
 		    isxdigit((unsigned char)p[i + 4]) &&
 		    isxdigit((unsigned char)p[i + 5]) &&
 		    isxdigit((unsigned char)p[i + 6]) &&
@@ -150,8 +150,8 @@ discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
 		    ltree_parse_target(de->d_name, fs, sizeof(fs), &k) < 0 ||
 		    k != kind)
 			continue;
-		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
-			O_CLOEXEC);
+		fd = openat(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		n = openat(fd, "exports", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -19,17 +19,17 @@
 
 struct lh_err;
 
-#define LTREE_TARGET_MAX 64 /* target name, NUL included */
-#define LTREE_FS_MAX	 16 /* fsname is at most 8 chars, NUL included */
-#define LTREE_NID_MAX	 128 /* LNET_NIDSTR_SIZE is 64 since 2.15 */
-#define LTREE_PATH_MAX	 4096
+#define LTREE_TARGET_MAX 64  /* target name, NUL included */
+#define LTREE_FS_MAX     16  /* fsname is at most 8 chars, NUL included */
+#define LTREE_NID_MAX    128 /* LNET_NIDSTR_SIZE is 64 since 2.15 */
+#define LTREE_PATH_MAX   4096
 
 struct ltree_target {
 	char name[LTREE_TARGET_MAX]; /* scratch-OST0001 */
-	char fs[LTREE_FS_MAX];	     /* scratch */
+	char fs[LTREE_FS_MAX];       /* scratch */
 	enum lh_target_kind kind;
-	int exports_fd;		     /* O_DIRECTORY, owned */
-	char path[LTREE_PATH_MAX];   /* of exports/, for messages */
+	int exports_fd;            /* O_DIRECTORY, owned */
+	char path[LTREE_PATH_MAX]; /* of exports/, for messages */
 };
 
 struct ltree {

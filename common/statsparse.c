@@ -206,8 +206,8 @@ header_slot(struct lstats *st, const struct token *t, bool *ret_colon)
 }
 
 static int
-parse_header(struct lstats *st, struct lstats_time *slot,
-    const struct line *ln, unsigned lineno, bool colon, struct lh_err *err)
+parse_header(struct lstats *st, struct lstats_time *slot, const struct line *ln,
+    unsigned lineno, bool colon, struct lh_err *err)
 {
 	const struct token *name = &ln->tok[0];
 	const struct token *val, *unit = NULL;
@@ -232,7 +232,8 @@ parse_header(struct lstats *st, struct lstats_time *slot,
 		return lh_err_set(err, lineno, -EBADMSG,
 		    "line %u: bad time '%.*s%s%.*s'", lineno, (int)val->n,
 		    val->p, unit != NULL ? " " : "",
-		    unit != NULL ? (int)unit->n : 0, unit != NULL ? unit->p : "");
+		    unit != NULL ? (int)unit->n : 0,
+		    unit != NULL ? unit->p : "");
 	if (slot == &st->snapshot)
 		st->time_unit = tu;
 	return 0;
@@ -244,7 +245,7 @@ static unsigned
 name_bucket(const struct token *t)
 {
 	return ((unsigned)t->n * 31u + (unsigned char)t->p[0] +
-		   (unsigned char)t->p[t->n - 1] * 7u) &
+	           (unsigned char)t->p[t->n - 1] * 7u) &
 	    63u;
 }
 
@@ -341,16 +342,16 @@ lstats_reset(struct lstats *st)
 }
 
 static int
-parse_line(struct lstats *st, const char *p, const char *end,
-    unsigned lineno, uint64_t *seen, struct lh_err *err)
+parse_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
+    uint64_t *seen, struct lh_err *err)
 {
 	struct lstats_time *slot;
 	struct line ln;
 	bool colon;
 
 	if (memchr(p, '\0', (size_t)(end - p)) != NULL)
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: NUL byte", lineno);
+		return lh_err_set(err, lineno, -EBADMSG, "line %u: NUL byte",
+		    lineno);
 	line_split(&ln, p, end);
 	if (ln.ntok == 0)
 		return 0; /* blank lines: hand copies and brw_stats have them */

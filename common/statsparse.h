@@ -7,8 +7,8 @@
  *   snapshot_time             1712345678.123456789 secs.nsecs
  *   start_time                1711740878.004815162 secs.nsecs   (2.15+)
  *   elapsed_time              604800.118641627 secs.nsecs       (2.15+)
- *   read_bytes                49412 samples [bytes] 4096 4194304 176312373248 7127...
- *   punch                     57 samples [reqs]
+ *   read_bytes                49412 samples [bytes] 4096 4194304 176312373248
+ * 7127... punch                     57 samples [reqs]
  *
  * The parser never allocates: the caller owns struct lstats (about 12 KiB)
  * and may reuse it for every file.  Counters are kept in file order, keyed
@@ -24,8 +24,8 @@
 
 struct lh_err;
 
-#define LSTATS_NAME_MAX	    64	/* counter name, NUL included */
-#define LSTATS_UNIT_MAX	    16	/* unit without brackets, NUL included */
+#define LSTATS_NAME_MAX     64  /* counter name, NUL included */
+#define LSTATS_UNIT_MAX     16  /* unit without brackets, NUL included */
 #define LSTATS_COUNTERS_MAX 128 /* a 2.17 MDT export prints about 30 */
 
 /* Unit of a header time's fraction. */
@@ -43,15 +43,15 @@ struct lstats_time {
 
 /* Which optional fields a counter line carried, and what it is. */
 #define LSTATS_F_MINMAXSUM 0x01u /* min max sum present (7 or 8 fields) */
-#define LSTATS_F_SUMSQ	   0x02u /* sumsq present (8 fields) */
-#define LSTATS_F_DUP	   0x04u /* name already seen in this file */
+#define LSTATS_F_SUMSQ     0x02u /* sumsq present (8 fields) */
+#define LSTATS_F_DUP       0x04u /* name already seen in this file */
 
 /* Fields printed with a leading '-' (Lustre prints s64 with %lld); the
  * value then holds the two's complement of the magnitude. */
 #define LSTATS_NEG_COUNT 0x01u
-#define LSTATS_NEG_MIN	 0x02u
-#define LSTATS_NEG_MAX	 0x04u
-#define LSTATS_NEG_SUM	 0x08u
+#define LSTATS_NEG_MIN   0x02u
+#define LSTATS_NEG_MAX   0x04u
+#define LSTATS_NEG_SUM   0x08u
 #define LSTATS_NEG_SUMSQ 0x10u
 
 struct lstats_counter {
@@ -62,18 +62,18 @@ struct lstats_counter {
 	uint64_t max;
 	uint64_t sum;
 	uint64_t sumsq; /* wraps modulo 2^64 on busy targets: never trust it */
-	uint32_t line;	/* 1-based line in the buffer */
-	uint8_t flags;	/* LSTATS_F_* */
-	uint8_t neg;	/* LSTATS_NEG_* */
+	uint32_t line;  /* 1-based line in the buffer */
+	uint8_t flags;  /* LSTATS_F_* */
+	uint8_t neg;    /* LSTATS_NEG_* */
 };
 
 struct lstats {
 	struct lstats_time snapshot;
-	struct lstats_time start;   /* 2.15+; 0.0 on 2.15.0/2.15.1 */
-	struct lstats_time elapsed; /* 2.15+ */
+	struct lstats_time start;        /* 2.15+; 0.0 on 2.15.0/2.15.1 */
+	struct lstats_time elapsed;      /* 2.15+ */
 	enum lstats_time_unit time_unit; /* that of snapshot_time */
 	unsigned ncounters;
-	unsigned nskipped;	/* lines that are neither header nor counter */
+	unsigned nskipped;      /* lines that are neither header nor counter */
 	unsigned first_skipped; /* line number of the first of those, or 0 */
 	struct lstats_counter counters[LSTATS_COUNTERS_MAX];
 };
@@ -90,12 +90,12 @@ struct lstats {
  *   -E2BIG    more than LSTATS_COUNTERS_MAX counters.
  * Lines that are neither header nor counter are counted in st->nskipped.
  */
-int lstats_parse(struct lstats *st, const char *buf, size_t len,
-    unsigned flags, struct lh_err *err);
+int lstats_parse(struct lstats *st, const char *buf, size_t len, unsigned flags,
+    struct lh_err *err);
 
 /* First counter called name, or NULL.  A name that appears twice (2.5-2.11
  * OST files) is found at its first line, the one that counts. */
-const struct lstats_counter *lstats_find(const struct lstats *st,
-    const char *name);
+const struct lstats_counter *
+lstats_find(const struct lstats *st, const char *name);
 
 #endif

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#define LOG_FMT(i) __attribute__((format(printf, i, i + 1)))
+#define LOG_FMT(i) __attribute__((format(printf, (i), (i) + 1)))
 
 /* verbose: 0 info, 1+ debug.  foreground: log to stderr. */
 void log_init(const char *ident, bool foreground, int verbose);

@@ -53,7 +53,8 @@ parse_args(int argc, char **argv, struct lh_options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->config = DEFAULT_CONFIG;
-	while ((ch = getopt_long(argc, argv, "df:hnvV", longopts, NULL)) != -1) {
+	while (
+	    (ch = getopt_long(argc, argv, "df:hnvV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o->foreground = true;
@@ -89,7 +90,6 @@ main(int argc, char **argv)
 	struct lh_config *cfg = NULL;
 	struct lh_options o;
 	struct lh_err err;
-	int status;
 
 	parse_args(argc, argv, &o);
 	/* -n and --once are interactive: their words go to the terminal. */
@@ -113,7 +113,8 @@ main(int argc, char **argv)
 			config_free(cfg);
 			return 1;
 		}
-		status = once_run(cfg, stdout);
+		int status = once_run(cfg, stdout);
+
 		config_free(cfg);
 		return status;
 	}

@@ -20,7 +20,7 @@
 #include "statsparse.h"
 
 /* Export stats files are 0.2-2.5 KB; a file larger than this is not one. */
-#define ONCE_FILE_MAX (64 * 1024)
+#define ONCE_FILE_MAX ((size_t)64 * 1024)
 
 struct once_rec {
 	char fs[LTREE_FS_MAX];
@@ -84,7 +84,7 @@ once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 		if (!gone(rc))
 			log_warnx("%s/%s: %s, skipping", tg->path, path,
 			    rc == -EFBIG ? "larger than 64 KiB" :
-					   strerror(-rc));
+			                   strerror(-rc));
 		return 0;
 	}
 	rc = lstats_parse(c->st, c->buf, len, 0, &err);
@@ -195,6 +195,8 @@ print_all(struct once_ctx *c, FILE *out)
 {
 	size_t i = 0, j;
 
+	if (c->n == 0)
+		return;
 	qsort(c->recs, c->n, sizeof(*c->recs), rec_cmp);
 	while (i < c->n) {
 		struct iocount sum;
@@ -245,10 +247,9 @@ once_run(const struct lh_config *cfg, FILE *out)
 		}
 	}
 	if (used == 0) {
-		log_info("no Lustre target found under %s%s",
-		    cfg->lustre_root,
+		log_info("no Lustre target found under %s%s", cfg->lustre_root,
 		    cfg->nfilesystems > 0 ? " for the configured filesystems" :
-					    "");
+		                            "");
 		status = 0;
 		goto out;
 	}

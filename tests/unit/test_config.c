@@ -91,14 +91,14 @@ static const struct {
 } bad[] = {
     {"\ninterval = 0\n", "2: interval: 0 is not between 1 and 3600 seconds"},
     {"role = \"server\"\n",
-	"1: role: 'server' is not one of gatherer, aggregator, relay"},
+        "1: role: 'server' is not one of gatherer, aggregator, relay"},
     {"\n\nfilesystems = {\"ok\", \"much-too-long\"}\n",
-	"3: filesystems: 'much-too-long' is not a Lustre fsname"},
+        "3: filesystems: 'much-too-long' is not a Lustre fsname"},
     {"server = \"a:b:c\"\n", "1: server: 'a:b:c' is not host or host:port"},
     {"server = \"host:70000\"\n",
-	"1: server: 'host:70000' is not host or host:port"},
+        "1: server: 'host:70000' is not host or host:port"},
     {"lustre_root = \"relative\"\n",
-	"1: lustre_root: 'relative' is not an absolute path"},
+        "1: lustre_root: 'relative' is not an absolute path"},
     {"bogus = 1\n", "1: no such option 'bogus'"},
     {"interval = \"x\"\n", "1: invalid integer value for option 'interval'"},
 };

@@ -27,8 +27,8 @@ count_fixture(const char *rel, enum lh_target_kind kind)
 /* 2.5 OST: obd-op counters; preprw/commitrw/ping do not count. */
 START_TEST(ost_25)
 {
-	struct iocount io = count_fixture("2.5/ost-export-stats.txt",
-	    LH_TARGET_OST);
+	struct iocount io =
+	    count_fixture("2.5/ost-export-stats.txt", LH_TARGET_OST);
 
 	ck_assert_uint_eq(io.read_bytes, 176312373248ULL);
 	ck_assert_uint_eq(io.write_bytes, 380270596096ULL);
@@ -44,8 +44,8 @@ END_TEST
 /* 2.15 OST: read/write latency lines duplicate the bulk RPCs. */
 START_TEST(ost_215)
 {
-	struct iocount io = count_fixture("2.15/ost-export-stats.txt",
-	    LH_TARGET_OST);
+	struct iocount io =
+	    count_fixture("2.15/ost-export-stats.txt", LH_TARGET_OST);
 
 	ck_assert_uint_eq(io.read_ops, 49412);
 	ck_assert_uint_eq(io.write_ops, 92820);
@@ -57,8 +57,8 @@ END_TEST
 /* 2.16 MDT: the rename breakdown lines are already in rename. */
 START_TEST(mdt_216)
 {
-	struct iocount io = count_fixture("2.16/mdt-export-stats.txt",
-	    LH_TARGET_MDT);
+	struct iocount io =
+	    count_fixture("2.16/mdt-export-stats.txt", LH_TARGET_MDT);
 
 	ck_assert_uint_eq(io.mds_ops, 136736);
 	ck_assert_uint_eq(io.oss_ops, 0);
@@ -69,8 +69,8 @@ END_TEST
 /* 2.10 MDT (count-only lines) and a header-only file. */
 START_TEST(mdt_210)
 {
-	struct iocount io = count_fixture("2.10/mdt-export-stats.txt",
-	    LH_TARGET_MDT);
+	struct iocount io =
+	    count_fixture("2.10/mdt-export-stats.txt", LH_TARGET_MDT);
 
 	ck_assert_uint_eq(io.mds_ops, 10 + 9 + 1 + 16 + 57 + 2 + 1);
 	io = count_fixture("2.10/mdt-export-stats-header-only.txt",
@@ -82,7 +82,7 @@ END_TEST
 START_TEST(negative_and_add)
 {
 	const char *s = "read_bytes -4 samples [bytes] 1 2 -3\n"
-			"getattr 5 samples [reqs]\n";
+	                "getattr 5 samples [reqs]\n";
 	struct iocount a, b;
 
 	ck_assert_int_eq(lstats_parse(&st, s, strlen(s), 0, NULL), 0);

@@ -12,7 +12,8 @@
 static int
 param_is(const struct lctl_block *b, const char *p)
 {
-	return b->param_len == strlen(p) && memcmp(b->param, p, b->param_len) == 0;
+	return b->param_len == strlen(p) &&
+	    memcmp(b->param, p, b->param_len) == 0;
 }
 
 /* 20: "param=" then a newline, or the short value inline after '='. */
@@ -21,8 +22,9 @@ START_TEST(quirk20_inline_value)
 	struct lctl_block b;
 	size_t len, pos = 0;
 	unsigned line = 0, n = 0, inl = 0;
-	char *buf = tu_read_file(
-	    tu_fixture("2.14/lctl-get_param-exports-stats.txt"), &len);
+	char *buf =
+	    tu_read_file(tu_fixture("2.14/lctl-get_param-exports-stats.txt"),
+	        &len);
 
 	while (lctlout_next(buf, len, &pos, &line, &b, NULL) == 1) {
 		n++;
@@ -46,13 +48,15 @@ START_TEST(quirk19_nid_params)
 	size_t len, pos = 0;
 	unsigned line = 0;
 	int v6 = 0, kfi = 0;
-	char *buf = tu_read_file(
-	    tu_fixture("2.16/lctl-get_param-exports-stats.txt"), &len);
+	char *buf =
+	    tu_read_file(tu_fixture("2.16/lctl-get_param-exports-stats.txt"),
+	        &len);
 
 	while (lctlout_next(buf, len, &pos, &line, &b, NULL) == 1) {
 		v6 += param_is(&b,
 		    "obdfilter.scratch-OST0000.exports.2001:db8:10::17@tcp.stats");
-		kfi += param_is(&b, "obdfilter.scratch-OST0000.exports.27@kfi.stats");
+		kfi += param_is(&b,
+		    "obdfilter.scratch-OST0000.exports.27@kfi.stats");
 	}
 	ck_assert_int_eq(v6, 1);
 	ck_assert_int_eq(kfi, 1);
@@ -84,7 +88,7 @@ START_TEST(edges)
 	pos = 0;
 	line = 0;
 	ck_assert_int_eq(lctlout_next("junk\na.b=1\n", 11, &pos, &line, &b,
-			     &err),
+	                     &err),
 	    -EBADMSG);
 	ck_assert_uint_eq(err.line, 1);
 }

@@ -20,7 +20,7 @@ START_TEST(parse_target)
 	char fs[LTREE_FS_MAX];
 
 	ck_assert_int_eq(ltree_parse_target("scratch-OST000a", fs, sizeof(fs),
-			     &k),
+	                     &k),
 	    0);
 	ck_assert_str_eq(fs, "scratch");
 	ck_assert_int_eq(k, LH_TARGET_OST);
@@ -29,15 +29,15 @@ START_TEST(parse_target)
 	ck_assert_str_eq(fs, "a-b");
 	ck_assert_int_eq(k, LH_TARGET_MDT);
 	ck_assert_int_eq(ltree_parse_target("scratch-OST01", fs, sizeof(fs),
-			     &k),
+	                     &k),
 	    -EINVAL);
 	ck_assert_int_eq(ltree_parse_target("-OST0000", fs, sizeof(fs), &k),
 	    -EINVAL);
 	ck_assert_int_eq(ltree_parse_target("scratch-MGS0000", fs, sizeof(fs),
-			     &k),
+	                     &k),
 	    -EINVAL);
 	ck_assert_int_eq(ltree_parse_target("waytoolongfsname-OST0000", fs, 8,
-			     &k),
+	                     &k),
 	    -EINVAL);
 }
 END_TEST
@@ -48,10 +48,10 @@ START_TEST(classify_uuid)
 	const char *lwp = "fs-MDT0000-lwp-OST0001_UUID\n";
 	const char *cli = "5f3c9a1e-0b7d-4e1c-9d55-7b2a3c4d5e6f\n";
 	const char *two = "a1b2c3d4-0000-1111-2222-333344445555\n"
-			  "b1b2c3d4-0000-1111-2222-333344445555\n";
+	                  "b1b2c3d4-0000-1111-2222-333344445555\n";
 	size_t len;
-	char *buf = tu_read_file(tu_fixture("2.10/ost-export-uuid-mds-peer.txt"),
-	    &len);
+	char *buf =
+	    tu_read_file(tu_fixture("2.10/ost-export-uuid-mds-peer.txt"), &len);
 
 	ck_assert_int_eq(ltree_classify_uuid(buf, len), LTREE_PEER_SERVER);
 	free(buf);
@@ -89,34 +89,34 @@ START_TEST(discover_fixture_tree)
 			ck_assert_str_eq(t.targets[i].name, "scratch-OST0000");
 			/* 19: a NID with dots and @o2ib, read by openat(). */
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "10.1.2.3@o2ib/stats", buf,
-					     sizeof(buf), &len),
+			                     "10.1.2.3@o2ib/stats", buf,
+			                     sizeof(buf), &len),
 			    0);
 			ck_assert(len > 100);
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "192.168.0.4@tcp102/stats", buf,
-					     sizeof(buf), &len),
+			                     "192.168.0.4@tcp102/stats", buf,
+			                     sizeof(buf), &len),
 			    0);
 			/* The stale NID has an empty uuid. */
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "10.1.2.17@o2ib/uuid", buf,
-					     sizeof(buf), &len),
+			                     "10.1.2.17@o2ib/uuid", buf,
+			                     sizeof(buf), &len),
 			    0);
 			ck_assert_uint_eq(len, 0);
 			/* 22: an export that went away reads as ENOENT. */
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "10.9.9.9@o2ib/stats", buf,
-					     sizeof(buf), &len),
+			                     "10.9.9.9@o2ib/stats", buf,
+			                     sizeof(buf), &len),
 			    -ENOENT);
 			/* "clear" is a file, not a NID directory. */
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "clear/stats", buf, sizeof(buf),
-					     &len),
+			                     "clear/stats", buf, sizeof(buf),
+			                     &len),
 			    -ENOTDIR);
 			/* A file larger than the buffer is refused whole. */
 			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-					     "10.1.2.3@o2ib/stats", buf, 16,
-					     &len),
+			                     "10.1.2.3@o2ib/stats", buf, 16,
+			                     &len),
 			    -EFBIG);
 		} else {
 			seen_mdt++;
@@ -156,8 +156,9 @@ START_TEST(discover_debugfs)
 	ck_assert_ptr_nonnull(root);
 	mkdirs(root, "proc/fs/lustre/obdfilter/big-OST0003");
 	mkdirs(root, "proc/fs/lustre/obdfilter/num_exports");
-	mkdirs(root, "sys/kernel/debug/lustre/obdfilter/big-OST0003/exports/"
-		     "1@gni");
+	mkdirs(root,
+	    "sys/kernel/debug/lustre/obdfilter/big-OST0003/exports/"
+	    "1@gni");
 	mkdirs(root, "sys/kernel/debug/lustre/mdt/big-MDT0000/exports");
 	mkdirs(root, "sys/kernel/debug/lustre/mdt/big-MDTxyz1/exports");
 	memset(&t, 0, sizeof(t));

@@ -10,11 +10,11 @@ START_TEST(legacy_names)
 	char buf[NAMES_METRIC_MAX];
 
 	ck_assert_int_eq(names_metric(buf, sizeof(buf), "vu_short",
-			     NAMES_READ_BYTES),
+	                     NAMES_READ_BYTES),
 	    0);
 	ck_assert_str_eq(buf, "vu_short_read_bytes");
 	ck_assert_int_eq(names_metric(buf, sizeof(buf), "scratch",
-			     NAMES_MDS_OPS),
+	                     NAMES_MDS_OPS),
 	    0);
 	ck_assert_str_eq(buf, "scratch_mds_ops");
 	ck_assert_str_eq(names_units(NAMES_WRITE_BYTES), "bytes/sec");

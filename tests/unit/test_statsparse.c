@@ -66,8 +66,8 @@ split(char *line, struct toks *tk)
 /* An expected number: "-" (absent, must be 0 and unflagged) or decimal
  * with an optional sign, compared in two's complement. */
 static void
-check_num(const char *where, const char *field, const char *want,
-    uint64_t got, bool got_neg)
+check_num(const char *where, const char *field, const char *want, uint64_t got,
+    bool got_neg)
 {
 	uint64_t v;
 	bool neg = want[0] == '-' && want[1] != '\0';
@@ -101,7 +101,7 @@ check_time(const char *where, const struct toks *tk,
 	ck_assert_msg(tk->n == 3, "%s: bad expect line", where);
 	ck_assert_msg(t->present, "%s: %s missing", where, tk->t[0]);
 	ck_assert_msg(t->sec == strtoull(tk->t[1], NULL, 10) &&
-		t->nsec == strtoul(tk->t[2], NULL, 10),
+	        t->nsec == strtoul(tk->t[2], NULL, 10),
 	    "%s: %s is %llu.%09u, expected %s %s", where, tk->t[0],
 	    (unsigned long long)t->sec, t->nsec, tk->t[1], tk->t[2]);
 }
@@ -145,9 +145,9 @@ expect_line(struct expect_state *es, struct toks *tk, unsigned lineno)
 		}
 	} else if (strcmp(d, "time_unit") == 0) {
 		enum lstats_time_unit tu = strcmp(tk->t[1], "usecs") == 0 ?
-			  LSTATS_TU_USECS :
+		    LSTATS_TU_USECS :
 		    strcmp(tk->t[1], "nsecs") == 0 ? LSTATS_TU_NSECS :
-						     LSTATS_TU_NONE;
+		                                     LSTATS_TU_NONE;
 		ck_assert_msg(es->st.time_unit == tu, "%s: time unit", where);
 	} else if (strcmp(d, "snapshot_time") == 0) {
 		check_time(where, tk, &es->st.snapshot);
@@ -167,7 +167,7 @@ expect_line(struct expect_state *es, struct toks *tk, unsigned lineno)
 		ck_assert_msg(strcmp(c->unit, tk->t[3]) == 0,
 		    "%s: unit is %s, expected %s", where, c->unit, tk->t[3]);
 		ck_assert_msg(((c->flags & LSTATS_F_DUP) != 0) ==
-			(strcmp(d, "dup") == 0),
+		        (strcmp(d, "dup") == 0),
 		    "%s: dup flag of %s", where, c->name);
 		check_num(where, "count", tk->t[2], c->count,
 		    (c->neg & LSTATS_NEG_COUNT) != 0);
@@ -180,10 +180,10 @@ expect_line(struct expect_state *es, struct toks *tk, unsigned lineno)
 		check_num(where, "sumsq", tk->t[7], c->sumsq,
 		    (c->neg & LSTATS_NEG_SUMSQ) != 0);
 		ck_assert_msg(((c->flags & LSTATS_F_MINMAXSUM) != 0) ==
-			(strcmp(tk->t[6], "-") != 0),
+		        (strcmp(tk->t[6], "-") != 0),
 		    "%s: min/max/sum presence of %s", where, c->name);
 		ck_assert_msg(((c->flags & LSTATS_F_SUMSQ) != 0) ==
-			(strcmp(tk->t[7], "-") != 0),
+		        (strcmp(tk->t[7], "-") != 0),
 		    "%s: sumsq presence of %s", where, c->name);
 	} else {
 		ck_abort_msg("%s: unknown directive %s", where, d);
@@ -205,8 +205,8 @@ START_TEST(test_fixture)
 	    epath);
 	ebuf = tu_read_file(epath, &elen);
 	sbuf = tu_read_file(src, &slen);
-	lctl = strstr(ebuf, "\nblock ") != NULL ||
-	    strncmp(ebuf, "block ", 6) == 0;
+	lctl =
+	    strstr(ebuf, "\nblock ") != NULL || strncmp(ebuf, "block ", 6) == 0;
 	es->file = src;
 	if (!lctl) {
 		es->rc = lstats_parse(&es->st, sbuf, slen, 0, &es->err);
@@ -234,13 +234,12 @@ START_TEST(test_fixture)
 			ck_assert_msg(r == 1, "%s: block %s missing", src,
 			    tk.t[1]);
 			ck_assert_msg(blk.param_len == strlen(tk.t[1]) &&
-				memcmp(blk.param, tk.t[1], blk.param_len) == 0,
+			        memcmp(blk.param, tk.t[1], blk.param_len) == 0,
 			    "%s: block is %.*s, expected %s", src,
 			    (int)blk.param_len, blk.param, tk.t[1]);
 			/* lctl captures may lack the final newline. */
-			es->rc = lstats_parse(&es->st, blk.value,
-			    blk.value_len, LSTATS_PARSE_UNTERMINATED_OK,
-			    &es->err);
+			es->rc = lstats_parse(&es->st, blk.value, blk.value_len,
+			    LSTATS_PARSE_UNTERMINATED_OK, &es->err);
 			es->next_counter = 0;
 			started = true;
 			continue;
@@ -251,7 +250,7 @@ START_TEST(test_fixture)
 	expect_finish(es);
 	if (lctl)
 		ck_assert_msg(lctlout_next(sbuf, slen, &pos, &lctl_line, &blk,
-				  NULL) == 0,
+		                  NULL) == 0,
 		    "%s: more blocks than expected", src);
 	free(ebuf);
 	free(sbuf);
@@ -292,8 +291,8 @@ START_TEST(quirk01_unpadded_usecs)
 	parse_fixture("2.5/ost-export-stats.txt", 0, 0);
 	ck_assert_uint_eq(st.snapshot.nsec, 45071000);
 	/* A 9-digit usecs fraction cannot exist. */
-	ck_assert_int_eq(
-	    parse_str("snapshot_time 1.123456789 secs.usecs\n", NULL),
+	ck_assert_int_eq(parse_str("snapshot_time 1.123456789 secs.usecs\n",
+	                     NULL),
 	    -EBADMSG);
 }
 END_TEST
@@ -303,14 +302,14 @@ END_TEST
 START_TEST(quirk02_header_lines)
 {
 	parse_fixture("2.15/ost-export-stats.txt", 0, 0);
-	ck_assert(st.snapshot.present && st.start.present &&
-	    st.elapsed.present);
+	ck_assert(
+	    st.snapshot.present && st.start.present && st.elapsed.present);
 	ck_assert_int_eq(st.time_unit, LSTATS_TU_NSECS);
 	ck_assert_uint_eq(st.start.sec, 1711740878);
 	ck_assert_uint_eq(st.start.nsec, 4815162);
 	parse_fixture("2.16/ost-export-stats-no-header.txt", 0, 0);
-	ck_assert(st.snapshot.present && !st.start.present &&
-	    !st.elapsed.present);
+	ck_assert(
+	    st.snapshot.present && !st.start.present && !st.elapsed.present);
 	ck_assert_ptr_nonnull(lstats_find(&st, "read_bytes"));
 }
 END_TEST
@@ -371,18 +370,17 @@ START_TEST(quirk06_field_counts)
 	    LSTATS_F_MINMAXSUM);
 	ck_assert_uint_eq(lstats_find(&st, "punch")->flags, 0);
 	ck_assert_int_eq(parse_str("snapshot_time                       "
-				   "1.000000001 secs.nsecs\n"
-				   "read_bytes                          5 "
-				   "samples [bytes] 1 2 3 4\n",
-			     &err),
+	                           "1.000000001 secs.nsecs\n"
+	                           "read_bytes                          5 "
+	                           "samples [bytes] 1 2 3 4\n",
+	                     &err),
 	    0);
 	ck_assert_uint_eq(lstats_find(&st, "read_bytes")->sum, 3);
-	ck_assert_int_eq(parse_str("x 1 samples [reqs] 1 2\n", &err),
-	    -EBADMSG);
+	ck_assert_int_eq(parse_str("x 1 samples [reqs] 1 2\n", &err), -EBADMSG);
 	ck_assert_uint_eq(err.line, 1);
 	ck_assert_int_eq(parse_str("a 1 samples [reqs]\nx 1 samples [reqs] "
-				   "1 2 3 4 5\n",
-			     &err),
+	                           "1 2 3 4 5\n",
+	                     &err),
 	    -EBADMSG);
 	ck_assert_uint_eq(err.line, 2);
 }
@@ -399,17 +397,16 @@ START_TEST(quirk07_wrapped_and_signed)
 	ck_assert_ptr_nonnull(c);
 	ck_assert_uint_eq(c->sumsq, 5864426827895799808ULL);
 	ck_assert_int_eq(parse_str("x 1 samples [reqs] 0 0 "
-				   "18446744073709551615 "
-				   "18446744073709551615\n",
-			     &err),
+	                           "18446744073709551615 "
+	                           "18446744073709551615\n",
+	                     &err),
 	    0);
 	ck_assert_uint_eq(st.counters[0].sum, UINT64_MAX);
 	ck_assert_int_eq(parse_str("x 1 samples [reqs] 0 0 1 "
-				   "18446744073709551616\n",
-			     &err),
+	                           "18446744073709551616\n",
+	                     &err),
 	    -EBADMSG);
-	ck_assert_int_eq(parse_str("x 2 samples [usecs] -3 4 5 -6\n", &err),
-	    0);
+	ck_assert_int_eq(parse_str("x 2 samples [usecs] -3 4 5 -6\n", &err), 0);
 	ck_assert_uint_eq(st.counters[0].min, (uint64_t)-3);
 	ck_assert_uint_eq(st.counters[0].neg,
 	    LSTATS_NEG_MIN | LSTATS_NEG_SUMSQ);
@@ -436,9 +433,9 @@ END_TEST
 START_TEST(quirk10_opaque_units)
 {
 	ck_assert_int_eq(parse_str("snapshot_time 5.000000000 secs.nsecs\n"
-				   "grant 3 samples [locks/s] 1 2 3\n"
-				   "ldlm 4 samples [regs]\n",
-			     NULL),
+	                           "grant 3 samples [locks/s] 1 2 3\n"
+	                           "ldlm 4 samples [regs]\n",
+	                     NULL),
 	    0);
 	ck_assert_str_eq(st.counters[0].unit, "locks/s");
 	ck_assert_str_eq(st.counters[1].unit, "regs");
@@ -452,15 +449,18 @@ START_TEST(quirk21_truncated)
 {
 	struct lh_err err;
 	size_t len;
-	char *buf = tu_read_file(
-	    tu_fixture("quirks/ost-export-stats-truncated-200B.txt"), &len);
+	char *buf =
+	    tu_read_file(tu_fixture(
+	                     "quirks/ost-export-stats-truncated-200B.txt"),
+	        &len);
 
 	ck_assert_int_eq(lstats_parse(&st, buf, len, 0, &err), -EBADMSG);
 	ck_assert_uint_eq(err.line, 4);
 	ck_assert_uint_eq(st.ncounters, 0);
 	ck_assert(!st.snapshot.present);
 	/* Even a complete-looking last line is refused without '\n'. */
-	ck_assert_int_eq(parse_str("snapshot_time 1.000000001 secs.nsecs", &err),
+	ck_assert_int_eq(parse_str("snapshot_time 1.000000001 secs.nsecs",
+	                     &err),
 	    -EBADMSG);
 	free(buf);
 }
@@ -470,9 +470,9 @@ END_TEST
 START_TEST(quirk24_blanks)
 {
 	ck_assert_int_eq(parse_str("\nsnapshot_time 7.000000001 secs.nsecs  "
-				   "\r\n\n   \nread_bytes 2 samples [bytes] 1 "
-				   "1 2 \t\n\n",
-			     NULL),
+	                           "\r\n\n   \nread_bytes 2 samples [bytes] 1 "
+	                           "1 2 \t\n\n",
+	                     NULL),
 	    0);
 	ck_assert_uint_eq(st.ncounters, 1);
 	ck_assert_uint_eq(st.snapshot.nsec, 1);
@@ -481,21 +481,22 @@ START_TEST(quirk24_blanks)
 }
 END_TEST
 
-/* Header forms outside export stats: brw_stats' "snapshot_time: x (secs.usecs)",
- * the 2.15.0 job_stats "snapshot_time   : x secs.nsecs", integer seconds. */
+/* Header forms outside export stats: brw_stats' "snapshot_time: x
+ * (secs.usecs)", the 2.15.0 job_stats "snapshot_time   : x secs.nsecs", integer
+ * seconds. */
 START_TEST(header_forms)
 {
 	ck_assert_int_eq(parse_str("snapshot_time:         1.5 (secs.usecs)\n"
-				   "start_time : 9.000000010 secs.nsecs\n"
-				   "elapsed_time 12\n",
-			     NULL),
+	                           "start_time : 9.000000010 secs.nsecs\n"
+	                           "elapsed_time 12\n",
+	                     NULL),
 	    0);
 	ck_assert_uint_eq(st.snapshot.nsec, 5000);
 	ck_assert_uint_eq(st.start.nsec, 10);
 	ck_assert_uint_eq(st.elapsed.sec, 12);
 	ck_assert_int_eq(parse_str("snapshot_time 1.0 secs.nsecs\n"
-				   "snapshot_time 2.0 secs.nsecs\n",
-			     NULL),
+	                           "snapshot_time 2.0 secs.nsecs\n",
+	                     NULL),
 	    -EBADMSG);
 	ck_assert_int_eq(parse_str("snapshot_time 1.x secs.nsecs\n", NULL),
 	    -EBADMSG);
@@ -509,10 +510,10 @@ END_TEST
 START_TEST(unknown_lines)
 {
 	ck_assert_int_eq(parse_str("snapshot_time 1.000000001 secs.nsecs\n"
-				   "future stuff here\n"
-				   "x 1 samples [reqs]\n"
-				   "more\n",
-			     NULL),
+	                           "future stuff here\n"
+	                           "x 1 samples [reqs]\n"
+	                           "more\n",
+	                     NULL),
 	    0);
 	ck_assert_uint_eq(st.nskipped, 2);
 	ck_assert_uint_eq(st.first_skipped, 2);
@@ -538,7 +539,7 @@ START_TEST(limits)
 	ck_assert_int_eq(parse_str("x 1 samples [0123456789abcdef]\n", NULL),
 	    -EBADMSG);
 	ck_assert_int_eq(lstats_parse(&st, "x 1 samples [reqs]\0\n", 20, 0,
-			     &err),
+	                     &err),
 	    -EBADMSG);
 }
 END_TEST

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install what lharvestd needs to build, test and demo on Debian 12.
+# Usage: scripts/deps.sh [build|test]   (test adds clang, linters, gmond)
+# Runs apt-get only when something is missing, so it is cheap to repeat.
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config python3
+	libevent-dev libssl-dev libconfuse-dev check
+	libganglia1-dev libtirpc-dev)
+# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes
+# (clang only recommends the latter, so it is named).
+test_pkgs=(clang libclang-rt-14-dev clang-tidy clang-format cppcheck)
+
+want=("${build_pkgs[@]}")
+[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Never let a package start a system daemon here (ganglia-monitor would
+# join Ganglia's default multicast channel): policy-rc.d answers 101.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# House checks: formatting, module boundaries, banned functions,
+# clang-tidy and cppcheck.  Usage: scripts/lint.sh BUILD_DIR
+# (BUILD_DIR holds compile_commands.json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+fail=0
+note() { echo "lint: $*" >&2; fail=1; }
+
+mapfile -t srcs < <(git ls-files '*.c' '*.h' 2>/dev/null || find common daemon gmetric tests -name '*.[ch]')
+
+# 1. Formatting.
+for f in "${srcs[@]}"; do
+	clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || note "$f: not clang-formatted"
+done
+
+# 2. Module boundaries (STYLE.md 2.3): each library header appears only
+#    where it is allowed.
+check_only_in() { # pattern, allowed path regex
+	local hits
+	hits=$(grep -lE "#include <$1" "${srcs[@]}" | grep -vE "$2" || true)
+	[ -z "$hits" ] || note "<$1> included outside $2: $hits"
+}
+check_only_in 'confuse\.h' '^common/config\.c$'
+check_only_in 'ganglia\.h|apr' '^gmetric/'
+check_only_in 'event2/' '^daemon/'
+check_only_in 'openssl/' '^common/(frame|keyfile|hmac)\.c$'
+hits=$(grep -lE 'log\.h"|syslog\(|exit\(|abort\(' common/*.c gmetric/*.c || true)
+[ -z "$hits" ] || note "common/ and gmetric/ must not log or exit: $hits"
+
+# 3. Banned functions (STYLE.md section 3).
+hits=$(grep -nE '\b(atoi|atol|sprintf|strcpy|strcat|strtok|gets|alloca)\s*\(' "${srcs[@]}" || true)
+[ -z "$hits" ] || note "banned functions: $hits"
+
+# 4. Static analysis over the project's own sources.
+mapfile -t csrcs < <(printf '%s\n' "${srcs[@]}" | grep -E '^(common|daemon|gmetric)/.*\.c$')
+if ! clang-tidy -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option "${csrcs[@]}" >"$build/clang-tidy.log" 2>&1; then
+	cat "$build/clang-tidy.log" >&2
+	note "clang-tidy found problems"
+fi
+if ! cppcheck --quiet --error-exitcode=1 --inline-suppr \
+	--enable=warning,style,performance,portability \
+	--suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE \
+	-I common -I daemon -I gmetric "${csrcs[@]}" 2>"$build/cppcheck.log"; then
+	cat "$build/cppcheck.log" >&2
+	note "cppcheck found problems"
+fi
+
+if [ $fail -eq 0 ]; then echo "lint: clean"; fi
+exit $fail
