@@ -132,9 +132,10 @@ static int
 discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
     struct lh_err *err)
 {
+	char path[LTREE_PATH_MAX];
 	struct dirent *de;
 	DIR *d;
-	int rc = 0;
+	int rc = 0, len;
 
 	d = opendir(dirpath);
 	if (d == NULL)
@@ -158,6 +159,12 @@ discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
 		(void)close(fd);
 		if (n < 0)
 			continue; /* 2.17 keeps the /proc target without it */
+		len = snprintf(path, sizeof(path), "%s/%s/exports", dirpath,
+		    de->d_name);
+		if (len < 0 || (size_t)len >= sizeof(path)) {
+			(void)close(n);
+			continue;
+		}
 		if (t->ntargets == t->cap && ltree_grow(t) < 0) {
 			(void)close(n);
 			rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
@@ -167,10 +174,9 @@ discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
 		memset(tg, 0, sizeof(*tg));
 		memcpy(tg->name, de->d_name, strlen(de->d_name) + 1);
 		memcpy(tg->fs, fs, sizeof(fs));
+		memcpy(tg->path, path, (size_t)len + 1);
 		tg->kind = kind;
 		tg->exports_fd = n;
-		(void)snprintf(tg->path, sizeof(tg->path), "%s/%s/exports",
-		    dirpath, de->d_name);
 	}
 	(void)closedir(d);
 	return rc;

@@ -21,8 +21,9 @@ names_prefix_ok(const char *prefix)
 	size_t n = strlen(prefix);
 
 	return n >= 1 && n <= 40 &&
-	    strspn(prefix, "abcdefghijklmnopqrstuvwxyz"
-			   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+	    strspn(prefix,
+	        "abcdefghijklmnopqrstuvwxyz"
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
 int

@@ -31,8 +31,8 @@ bool names_prefix_ok(const char *prefix);
 
 /* "<prefix>_<suffix>" into buf.  Returns 0, or -EINVAL for a bad prefix
  * or a buffer too small. */
-int names_metric(char *buf, size_t size, const char *prefix,
-    enum names_metric m);
+int
+names_metric(char *buf, size_t size, const char *prefix, enum names_metric m);
 
 /* Units shown by ganglia-web: "bytes/sec" or "ops/sec". */
 const char *names_units(enum names_metric m);
