@@ -1,0 +1,1191 @@
+"""The simulation model: servers, targets, per-NID exports, clients, events.
+
+Time model
+----------
+Every counter is the integral of the owning client's scripted rate on that
+target up to the snapshot_time printed in that very file.  Each step k has a
+step time T_k; each file gets its own snapshot time s >= T_k (fake clock:
+T_k + a fixed per-file offset, so s advances by exactly one period per step;
+wall clock: the time the file is rendered).  An export keeps `last_ns`, the
+time it was integrated to, and a fractional "carry" per stream, so integer
+counters follow the integral exactly (error < one op / one RPC) and nothing
+is lost or double counted between steps.
+
+Ground truth
+------------
+Whenever an increment is applied to a client export's counter it is also
+added, with the lharvestd rules (formats.classify), to truth[(fs, nid)].
+Resets/clears/failovers only zero the displayed counters, so the truth stays
+the cumulative "what the client really did" and is exactly consistent with
+what the files showed at each step.
+"""
+
+import gc
+import json
+import os
+import pickle
+import random
+import time
+import zlib
+
+from . import formats, fsio, nids
+from .formats import CNT, MIN, MAX, SUM, SSQ, U64, NS
+from .versions import get_profile, MDT_MISC_OPS
+
+STATE_DIR = ".lustresim"
+STATE_FILE = "state.pickle"
+PENDING_FILE = "pending-events.jsonl"
+
+PING_RATE = 1.0 / 25        # clients/OSPs ping each target every obd_timeout/4
+U64M = U64 - 1
+
+# Mean service latencies (usecs) used for [usecs] counters (2.14+).  Each
+# batch of n samples is the multiset {lo, hi, (n-2) x mean}, so min/max/sum/
+# sumsq are always those of an explicit set of samples.
+OST_LAT = {"getattr": 20, "setattr": 40, "punch": 30, "sync": 20000,
+           "destroy": 200, "create": 500, "statfs": 5, "get_info": 5,
+           "set_info": 8, "quotactl": 50, "prealloc": 300}
+MDT_LAT = {"open": 300, "close": 40, "mknod": 400, "link": 200, "unlink": 300,
+           "mkdir": 500, "rmdir": 400, "rename": 600, "getattr": 30,
+           "setattr": 60, "getxattr": 15, "setxattr": 60, "statfs": 10,
+           "sync": 5000, "punch": 200, "migrate": 50000, "fallocate": 300}
+
+# Peer (server-to-server) export op rates per second.  An MDT's OSP on each
+# OST creates objects, polls statfs and pushes set_info; MDT lwp/OSP peers on
+# an MDT stay header-only (as in the real 2.10/2.14 captures).
+PEER_OST_RATES = {"create": 0.02, "statfs": 0.66, "set_info": 0.087, "get_info": 0.00001}
+
+# stream kinds
+K_BULK, K_OP, K_RENAME = 0, 1, 2
+
+
+def _lat_triple(mean):
+    mean = max(1, int(mean))
+    return mean // 4, mean * 12 + 7, mean
+
+
+def bump(ctrs, key, n, lo, hi, mean):
+    """Add n samples {lo, hi, (n-2) x mean} (n==1: {mean}) to counter key;
+    returns the sum added."""
+    c = ctrs.get(key)
+    if c is None:
+        c = ctrs[key] = [0, 0, 0, 0, 0]
+    if n == 1:
+        s, sq, mn, mx = mean, mean * mean, mean, mean
+    elif n == 2:
+        s, sq, mn, mx = lo + hi, lo * lo + hi * hi, lo, hi
+    else:
+        m = n - 2
+        s, sq, mn, mx = lo + hi + m * mean, lo * lo + hi * hi + m * mean * mean, lo, hi
+    if c[CNT] == 0:
+        c[MIN], c[MAX] = mn, mx
+    else:
+        if mn < c[MIN]:
+            c[MIN] = mn
+        if mx > c[MAX]:
+            c[MAX] = mx
+    c[CNT] += n
+    c[SUM] += s
+    c[SSQ] = (c[SSQ] + sq) & U64M      # kernel sumsq wraps modulo 2^64
+    return s
+
+
+def new_uuid(rng):
+    h = "%032x" % rng.getrandbits(128)
+    return "%s-%s-4%s-%s-%s" % (h[:8], h[8:12], h[13:16], h[16:20], h[20:32])
+
+
+class Export:
+    """One exports/<nid>/ directory (a nid_stat): counters shared by all
+    exports from that NID; `uuids` lists the live exports (empty = stale)."""
+    __slots__ = ("nid", "client", "uuids", "ctr", "start_ns", "last_ns",
+                 "carry", "uuid_dirty", "stats_dirty", "last_act_ns", "on_disk")
+
+    def __init__(self, nid, client, uuids, t_ns):
+        self.nid = nid
+        self.client = client          # client nid, or None for a server peer
+        self.uuids = list(uuids)
+        self.ctr = {}
+        self.start_ns = t_ns          # allocation / last clear (start_time)
+        self.last_ns = t_ns           # integrated up to here
+        self.carry = {}
+        self.uuid_dirty = True
+        self.stats_dirty = True       # content changed outside integration
+        self.last_act_ns = t_ns
+        self.on_disk = False
+
+    def zero(self, t_ns):
+        """Counters zeroed at t_ns (clear / stats write).  Integration
+        restarts at t_ns, so the next file's counters cover (t_ns, s]."""
+        self.ctr = {}
+        self.start_ns = t_ns
+        self.last_ns = max(self.last_ns, t_ns)
+        self.stats_dirty = True
+
+
+class Target:
+    def __init__(self, name, fs, ttype, index):
+        self.name, self.fs, self.ttype, self.index = name, fs, ttype, index
+        self.server = None            # hosting server name, None = unmounted
+        self.last_server = None
+        self.mount_ns = None
+        self.exports = {}
+        self.num_exports_written = None
+
+    @property
+    def label(self):                  # "OST000a" / "MDT0000"
+        return self.name.rsplit("-", 1)[1]
+
+
+class Client:
+    def __init__(self, nid, fss, phases, state, mounts, scale, lat_factor, stripe_off):
+        self.nid = nid
+        self.fss = list(fss)
+        self.phases = phases          # {fs: [(from_step, merged phase dict)]}
+        self.state = state            # absent | active | idle
+        self.mounts = mounts
+        self.scale = scale
+        self.lat_factor = lat_factor
+        self.stripe_off = stripe_off  # {fs: first OST index of its stripe}
+        self.uuids = []
+        self.seen = False
+
+    def phase(self, fs, step):
+        cur = None
+        for i, (frm, ph) in enumerate(self.phases[fs]):
+            if frm <= step:
+                cur = (i, ph)
+            else:
+                break
+        return cur
+
+
+class Server:
+    def __init__(self, name, nid):
+        self.name, self.nid = name, nid
+
+
+class SimError(Exception):
+    pass
+
+
+class Sim:
+    """Holds the whole simulated cluster; pickled between `--steps` runs."""
+
+    def __init__(self, root, scn):
+        self.root = os.path.abspath(root)
+        self.scn = scn
+        self.profile_key = scn["version"]
+        self.rng = random.Random(scn["seed"])
+        self.step = 0                 # next step to run
+        self.last_T = None
+        self.truth = {}
+        self.scheduled = [dict(e) for e in scn.get("events", [])]
+        self.stats_header = bool(scn.get("enable_stats_header", 1))
+        self.period_ns = int(round(scn["period"] * NS))
+        self.start_ns = int(round(scn["start_time"] * NS))
+        self.jitter_ns = int(round(scn.get("jitter_ms", 20) * 1e6))
+        self.history_ns = int(round(scn.get("history", 0) * NS))
+        self.idle_timeout_ns = int(round(scn.get("idle_disconnect", 0) * NS))
+        self.clock = scn.get("clock", "fake")
+        self.direct_io = False        # True only while building a fresh tree
+        self.tree_root = self.root    # where server trees are written
+        self.initialised = False
+        self.jobs = 1                 # processes for a fresh build (big trees)
+        self.keep_state = True        # forked build: ship exports back to parent
+        self.fork_min_exports = 20000 # below this forking costs more than it saves
+        self.state_incomplete = False
+        self._init_runtime()
+        self.servers = {}
+        for i, s in enumerate(scn["servers"]):
+            self.servers[s["name"]] = Server(s["name"], s.get("nid") or nids.server_nid(i))
+        self.targets = {}
+        for fs in scn["filesystems"]:
+            for ttype, n in (("mdt", fs["mdts"]), ("ost", fs["osts"])):
+                for idx in range(n):
+                    name = "%s-%s%04x" % (fs["name"], ttype.upper(), idx)
+                    self.targets[name] = Target(name, fs["name"], ttype, idx)
+        placed = {}
+        for s in scn["servers"]:
+            for t in s.get("targets", []):
+                if t not in self.targets:
+                    raise SimError("server %s: unknown target %s" % (s["name"], t))
+                if t in placed:
+                    raise SimError("target %s on two servers" % t)
+                placed[t] = s["name"]
+        self.placement = placed
+        self.clients = {}
+        for c in scn["clients"]:
+            self.clients[c["nid"]] = self._make_client(c)
+        self.boot_ns = self.start_ns - self.history_ns - 600 * NS
+
+    # ------------------------------------------------------------ runtime
+
+    def _init_runtime(self):
+        """Derived, unpickled data."""
+        self.profile = get_profile(self.profile_key)
+        self._stream_cache = {}
+        self._fs_by_name = {f["name"]: f for f in self.scn["filesystems"]}
+        self._key_class = {}
+        for ttype, table in self.profile.tables.items():
+            seen, kc = set(), {}
+            for cdef in table:
+                kc[cdef.key] = (((), None) if cdef.name in seen
+                                else formats.classify(ttype, cdef.name))
+                seen.add(cdef.name)
+            self._key_class[ttype] = kc
+            # _advance relies on these never counting (it skips crediting them)
+            for k in ("read", "write", "preprw", "commitrw", "ping"):
+                assert kc.get(k, ((), None)) == ((), None), k
+        keys = self.profile.keys
+        self._ost_op_key = {}
+        for op in ("getattr", "setattr", "punch", "sync", "destroy", "create",
+                   "statfs", "get_info", "set_info", "quotactl", "prealloc"):
+            k = op if op in keys["ost"] else None
+            if op == "set_info" and k is None and "set_info_async" in keys["ost"]:
+                k = "set_info_async"            # 2.5 obd-op name
+            self._ost_op_key[op] = k
+        self._mdt_op_key = {op: (op if op in keys["mdt"] else None)
+                            for op in MDT_MISC_OPS}
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        for k in ("profile", "_stream_cache", "_key_class", "_ost_op_key", "_mdt_op_key",
+                  "_fs_by_name"):
+            d.pop(k, None)
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._init_runtime()
+
+    def _make_client(self, c):
+        fss = c.get("fs") or [f["name"] for f in self.scn["filesystems"]]
+        phases = {fs: c["phases"][fs] for fs in fss}
+        noss = {f["name"]: f["osts"] for f in self.scn["filesystems"]}
+        off = {}
+        for fs in fss:
+            so = c.get("stripe_offset")
+            off[fs] = (so if so is not None
+                       else zlib.crc32(("%s/%s" % (c["nid"], fs)).encode()) % max(1, noss[fs]))
+        return Client(c["nid"], fss, phases, c.get("state", "active"),
+                      c.get("mounts", 1), c.get("scale", 1.0),
+                      c.get("lat_factor", 1.0), off)
+
+    # ------------------------------------------------------------ paths
+
+    def server_root(self, server):
+        return os.path.join(self.tree_root, server)
+
+    def target_dir(self, server, tgt):
+        return os.path.join(self.tree_root, server, "proc/fs/lustre",
+                            "obdfilter" if tgt.ttype == "ost" else "mdt", tgt.name)
+
+    def exports_dir(self, server, tgt):
+        if self.profile.exports_in_debugfs:
+            base = os.path.join(self.tree_root, server, "sys/kernel/debug/lustre")
+        else:
+            base = os.path.join(self.tree_root, server, "proc/fs/lustre")
+        return os.path.join(base, "obdfilter" if tgt.ttype == "ost" else "mdt",
+                            tgt.name, "exports")
+
+    def num_exports_path(self, server, tgt):
+        typ = "obdfilter" if tgt.ttype == "ost" else "mdt"
+        if self.profile.num_exports_in_sys:
+            return os.path.join(self.tree_root, server, "sys/fs/lustre", typ, tgt.name, "num_exports")
+        return os.path.join(self.target_dir(server, tgt), "num_exports")
+
+    @property
+    def trash(self):
+        return os.path.join(self.root, STATE_DIR, "trash")
+
+    def _write(self, path, data, mode=0o644):
+        if self.direct_io:
+            fsio.direct_write(path, data, mode)
+        else:
+            fsio.atomic_write(path, data, mode)
+
+    # ------------------------------------------------------------ clock
+
+    def _q(self, t):
+        """<= 2.9 print microseconds: keep times on that grid so the rates a
+        reader computes from printed times match the integrated counters."""
+        return t - t % 1000 if self.profile.usec_resolution else t
+
+    def step_time(self, k):
+        if self.clock == "fake":
+            return self._q(self.start_ns + k * self.period_ns)
+        return self._q(time.time_ns())
+
+    def file_time(self, T, tgt, nid):
+        if self.clock == "fake":
+            if not self.jitter_ns:
+                return T
+            off = zlib.crc32(("%s/%s" % (tgt.name, nid)).encode()) % self.jitter_ns
+            return self._q(T + off)
+        return max(T, self._q(time.time_ns()))
+
+    # ------------------------------------------------------------ streams
+
+    def _fs(self, fs):
+        try:
+            return self._fs_by_name[fs]
+        except KeyError:
+            raise SimError("unknown filesystem %s" % fs)
+
+    def _streams(self, client, tgt, step):
+        """Compiled streams of one client on one target for this step,
+        cached per (client, phase, target); tuples of floats/keys only."""
+        ph_i, ph = client.phase(tgt.fs, step)
+        if tgt.ttype == "ost":
+            # Striping: a client's OST I/O goes to stripe_count OSTs starting
+            # at its stripe offset (all OSTs evenly when stripe_count <= 0).
+            n = self._fs(tgt.fs)["osts"]
+            sc = ph.get("stripe_count", -1)
+            if sc is None or sc <= 0 or sc >= n:
+                share = 1.0 / n
+            else:
+                share = 1.0 / sc if (tgt.index - client.stripe_off[tgt.fs]) % n < sc else 0.0
+        else:
+            share = 1.0 / self._fs(tgt.fs)["mdts"]
+        ck = (client.nid, tgt.fs, tgt.ttype, ph_i, share)
+        st = self._stream_cache.get(ck)
+        if st is not None:
+            return st
+        scale = client.scale
+        lf = client.lat_factor
+        out = []
+        keys = self.profile.keys[tgt.ttype]
+        if tgt.ttype == "ost":
+            sizes = ph["rpc_sizes"]
+            avg = sum(s * f for s, f in sizes)
+            for d, bps in (("r", ph.get("read_bps", 0)), ("w", ph.get("write_bps", 0))):
+                bps = bps * scale * share
+                if bps <= 0:
+                    continue
+                bkey = "read_bytes" if d == "r" else "write_bytes"
+                lkey = ("read" if d == "r" else "write")
+                lkey = lkey if lkey in keys else None
+                extra = tuple(k for k in ("preprw", "commitrw") if k in keys)
+                rpc_rate = bps / avg
+                for size, frac in sizes:
+                    lat = _lat_triple((150 + size // 4096 * 3) * lf)
+                    out.append((K_BULK, d + str(size), rpc_rate * frac / NS, size,
+                                bkey, lkey, lat, extra))
+            for op, rate in sorted(ph.get("oss_ops", {}).items()):
+                key = self._ost_op_key.get(op)
+                rate = rate * scale * share
+                if key is None or rate <= 0:
+                    continue
+                # 2.6-2.11: a client statfs may also bump the obd-op statfs,
+                # printed as a second "statfs" line (quirk #5); it is derived
+                # from the first so it never prints without it.
+                dup = "obd_statfs" if (op == "statfs" and "obd_statfs" in keys
+                                       and ph.get("dup_statfs", True)) else None
+                out.append((K_OP, "o" + op, rate / NS, key,
+                            _lat_triple(OST_LAT[op] * lf), dup))
+        else:
+            for op, rate in sorted(ph.get("mds_ops", {}).items()):
+                rate = rate * scale * share
+                key = self._mdt_op_key.get(op)
+                if key is None or rate <= 0:
+                    continue
+                lat = _lat_triple(MDT_LAT[op] * lf)
+                if op == "rename":
+                    split = (ph.get("crossdir_frac", 0.2), ph.get("parallel_frac", 0.5),
+                             ph.get("parallel_dir_frac", 0.2), ph.get("trylock_frac", 0.05))
+                    out.append((K_RENAME, "mrename", rate / NS, key, lat, split))
+                else:
+                    out.append((K_OP, "m" + op, rate / NS, key, lat, None))
+            if self.profile.dom:
+                dsize = ph.get("dom_rpc_size", 65536)
+                for d, bps in (("r", ph.get("dom_read_bps", 0)), ("w", ph.get("dom_write_bps", 0))):
+                    bps = bps * scale * share
+                    if bps <= 0:
+                        continue
+                    bkey = "read_bytes" if d == "r" else "write_bytes"
+                    lkey = ("read" if d == "r" else "write")
+                    lkey = lkey if lkey in keys else None
+                    lat = _lat_triple((80 + dsize // 4096 * 4) * lf)
+                    out.append((K_BULK, "d" + d, bps / dsize / NS, dsize, bkey, lkey, lat, ()))
+        if tgt.ttype == "ost" and "ping" in keys:
+            out.append((K_OP, "ping", PING_RATE / NS, "ping", (1, 1, 1), None))
+        st = tuple(out)
+        self._stream_cache[ck] = st
+        return st
+
+    def _peer_streams(self, tgt):
+        ck = ("<peer>", tgt.ttype)
+        st = self._stream_cache.get(ck)
+        if st is not None:
+            return st
+        out = []
+        if tgt.ttype == "ost":
+            for op, rate in sorted(PEER_OST_RATES.items()):
+                key = self._ost_op_key.get(op)
+                if key:
+                    dup = "obd_statfs" if op == "statfs" and "obd_statfs" in self.profile.keys["ost"] else None
+                    out.append((K_OP, "p" + op, rate / NS, key, _lat_triple(OST_LAT[op]), dup))
+            if "ping" in self.profile.keys["ost"]:
+                out.append((K_OP, "ping", PING_RATE / NS, "ping", (1, 1, 1), None))
+        st = tuple(out)
+        self._stream_cache[ck] = st
+        return st
+
+    # ------------------------------------------------------------ integrate
+
+    def _advance(self, tgt, exp, t_ns, step):
+        """Integrate export exp up to t_ns (see module docstring)."""
+        dt = t_ns - exp.last_ns
+        if dt <= 0:
+            return
+        exp.last_ns = t_ns
+        if exp.client is None:
+            if not exp.uuids:
+                return
+            streams = self._peer_streams(tgt)
+            acc = None
+        else:
+            client = self.clients[exp.client]
+            if client.state != "active":
+                return
+            streams = self._streams(client, tgt, step)
+            acc = self.truth[(tgt.fs, exp.nid)]
+        if not streams:
+            return
+        ctr, carry = exp.ctr, exp.carry
+        kc = self._key_class[tgt.ttype]
+        did = False
+        for st in streams:
+            kind, sid, rate = st[0], st[1], st[2]
+            c = carry.get(sid, 0.0) + rate * dt
+            n = int(c)
+            carry[sid] = c - n
+            if n <= 0:
+                continue
+            if sid != "ping":
+                did = True
+            if kind == K_BULK:
+                _, _, _, size, bkey, lkey, lat, extra = st
+                s = bump(ctr, bkey, n, size, size, size)
+                if acc is not None:
+                    # bulk byte counters: sum -> *_bytes, count -> *_ops (+oss_ops)
+                    cf, sf = kc[bkey]
+                    for f in cf:
+                        acc[f] += n
+                    acc[sf] += s
+                if lkey:
+                    bump(ctr, lkey, n, *lat)      # read/write [usecs]: not counted
+                for k in extra:
+                    bump(ctr, k, n, 1, 1, 1)      # preprw/commitrw: not counted
+            elif kind == K_OP:
+                _, _, _, key, lat, dup = st
+                s = bump(ctr, key, n, *lat)
+                if acc is not None:
+                    for f in kc[key][0]:
+                        acc[f] += n
+                if dup:
+                    d = carry.get(sid + ".dup", 0.0) + n * 0.5
+                    nd = int(d)
+                    carry[sid + ".dup"] = d - nd
+                    if nd:
+                        bump(ctr, dup, nd, 1, 1, 1)
+                        self._credit(acc, kc, dup, nd, nd)
+            else:
+                _, _, _, key, lat, (xf, pf, pdf, tf) = st
+                self._credit(acc, kc, key, n, bump(ctr, key, n, *lat))
+                nx = self._split(carry, sid + ".x", n, xf)
+                same = n - nx
+                parts = [("samedir_rename", same), ("crossdir_rename", nx)]
+                if "parallel_rename_file" in self.profile.keys["mdt"]:
+                    npar = self._split(carry, sid + ".p", same, pf)
+                    npd = self._split(carry, sid + ".pd", npar, pdf)
+                    parts += [("parallel_rename_file", npar - npd), ("parallel_rename_dir", npd)]
+                if "rename_trylocks" in self.profile.keys["mdt"]:
+                    parts.append(("rename_trylocks", self._split(carry, sid + ".t", n, tf)))
+                for k, m in parts:
+                    if m > 0:
+                        self._credit(acc, kc, k, m, bump(ctr, k, m, *lat))
+        if did:
+            exp.last_act_ns = t_ns
+            if exp.client is not None and not exp.uuids:
+                # idle-disconnected OST export: new I/O reconnects it
+                exp.uuids = list(self.clients[exp.client].uuids)
+                exp.uuid_dirty = True
+
+    @staticmethod
+    def _split(carry, sid, n, frac):
+        c = carry.get(sid, 0.0) + n * frac
+        m = int(c)
+        if m > n:
+            m = n
+        carry[sid] = c - m
+        return m
+
+    @staticmethod
+    def _credit(acc, kc, key, n, s):
+        if acc is None:
+            return
+        cf, sf = kc[key]
+        for f in cf:
+            acc[f] += n
+        if sf is not None:
+            acc[sf] += s
+
+    # ------------------------------------------------------------ topology
+
+    def _peer_map(self, tgt):
+        """{nid: [uuids]} of the server-to-server exports a target should have."""
+        out = {}
+        srv = tgt.server
+        fs_t = [t for t in self.targets.values() if t.fs == tgt.fs and t.server]
+        if tgt.ttype == "ost":
+            for m in fs_t:
+                if m.ttype == "mdt":
+                    nid = nids.LOCAL_NID if m.server == srv else self.servers[m.server].nid
+                    out.setdefault(nid, []).append("%s-mdtlov_UUID" % m.name)
+        else:
+            for x in sorted(fs_t, key=lambda t: (t.ttype != "mdt", t.index)):
+                nid = nids.LOCAL_NID if x.server == srv else self.servers[x.server].nid
+                out.setdefault(nid, []).append("%s-lwp-%s_UUID" % (tgt.name, x.label))
+                if x.ttype == "mdt" and x is not tgt:
+                    out[nid].append("%s-mdtlov_UUID" % x.name)
+        return out
+
+    def _sync_peers(self, T):
+        """Bring every mounted target's peer exports in line with placement.
+        A peer NID that loses all its connections stays as a stale dir with
+        an empty uuid, exactly like a stale client (a reader cannot tell them
+        apart).  Returns those ["target nid"] for the event log."""
+        stale = []
+        for tgt in self.targets.values():
+            if not tgt.server:
+                continue
+            want = self._peer_map(tgt)
+            for nid, uuids in want.items():
+                exp = tgt.exports.get(nid)
+                if exp is None:
+                    tgt.exports[nid] = Export(nid, None, uuids, T)
+                elif exp.client is None and exp.uuids != uuids:
+                    exp.uuids = list(uuids)
+                    exp.uuid_dirty = True
+            for nid, exp in tgt.exports.items():
+                if exp.client is None and nid not in want and exp.uuids:
+                    exp.uuids = []
+                    exp.uuid_dirty = True
+                    stale.append("%s %s" % (tgt.name, nid))
+        return stale
+
+    def _connect_clients(self, tgt, T):
+        """Active clients of the target's fs get an export (recovery/connect)."""
+        for client in self.clients.values():
+            if client.state == "active" and tgt.fs in client.fss and client.nid not in tgt.exports:
+                tgt.exports[client.nid] = Export(client.nid, client.nid, client.uuids, T)
+
+    def _mount(self, tgt, server, T):
+        if server not in self.servers:
+            raise SimError("unknown server %s" % server)
+        if tgt.server:
+            raise SimError("%s already mounted on %s" % (tgt.name, tgt.server))
+        tgt.server = server
+        tgt.mount_ns = T
+        tgt.exports = {}
+        tgt.num_exports_written = None
+        self._create_target_dirs(tgt)
+        self._connect_clients(tgt, T)
+
+    def _unmount(self, tgt):
+        if not tgt.server:
+            raise SimError("%s is not mounted" % tgt.name)
+        srv = tgt.server
+        paths = [self.target_dir(srv, tgt), os.path.dirname(self.exports_dir(srv, tgt)),
+                 os.path.dirname(self.num_exports_path(srv, tgt))]
+        for p in dict.fromkeys(paths):
+            if os.path.basename(p) == tgt.name:
+                fsio.atomic_rmtree(p, self.trash)
+        tgt.last_server = srv
+        tgt.server = None
+        tgt.exports = {}
+
+    def _create_target_dirs(self, tgt):
+        srv = tgt.server
+        tdir = self.target_dir(srv, tgt)
+        os.makedirs(tdir, exist_ok=True)
+        # job_stats always stays in /proc (§1); no jobs are simulated.
+        self._write(os.path.join(tdir, "job_stats"),
+                    "" if self.profile.v >= (2, 17) else "job_stats:\n")
+        edir = self.exports_dir(srv, tgt)
+        os.makedirs(edir, exist_ok=True)
+        clear = os.path.join(edir, "clear")
+        if not os.path.exists(clear):
+            # Write-only action file in Lustre; an empty regular file here.
+            self._write(clear, b"", 0o644)
+        if self.profile.num_exports_in_sys:
+            sdir = os.path.dirname(self.num_exports_path(srv, tgt))
+            os.makedirs(sdir, exist_ok=True)
+            self._write(os.path.join(sdir, "job_cleanup_interval"), "600\n")
+
+    # ------------------------------------------------------------ events
+
+    def _target(self, name):
+        t = self.targets.get(name)
+        if t is None:
+            raise SimError("unknown target %r" % name)
+        return t
+
+    def _client(self, nid):
+        c = self.clients.get(nid)
+        if c is None:
+            raise SimError("unknown client nid %r" % nid)
+        return c
+
+    def _settle(self, tgt, T, step, only=None):
+        if only is not None:
+            exp = tgt.exports.get(only)
+            if exp is not None:
+                self._advance(tgt, exp, T, step)
+            return
+        for exp in tgt.exports.values():
+            self._advance(tgt, exp, T, step)
+
+    def apply_event(self, ev, T, step, settle=True):
+        """Apply one event at time T.  Returns a dict describing the effect
+        (logged to events.jsonl).  With settle=False (immediate CLI events
+        between steps) counters are not advanced first."""
+        typ = ev.get("type")
+        res = {}
+        st = (lambda tgt, only=None: self._settle(tgt, T, step, only)) if settle else (lambda *a, **k: None)
+        if typ == "clear":
+            tgt = self._target(ev["target"])
+            if not tgt.server:
+                raise SimError("clear: %s is not mounted" % tgt.name)
+            st(tgt)
+            removed, zeroed = [], []
+            edir = self.exports_dir(tgt.server, tgt)
+            for nid in sorted(tgt.exports):
+                exp = tgt.exports[nid]
+                if exp.uuids:
+                    exp.zero(T)
+                    zeroed.append(nid)
+                else:
+                    fsio.atomic_rmtree(os.path.join(edir, nid), self.trash)
+                    del tgt.exports[nid]
+                    removed.append(nid)
+            res = {"server": tgt.server, "removed": removed, "zeroed": zeroed}
+        elif typ == "reset_export":
+            tgt = self._target(ev["target"])
+            exp = tgt.exports.get(ev["nid"])
+            if exp is None:
+                raise SimError("reset_export: no export %s on %s" % (ev["nid"], tgt.name))
+            st(tgt, ev["nid"])
+            exp.zero(T)
+            res = {"server": tgt.server}
+        elif typ == "unmount":
+            tgt = self._target(ev["target"])
+            st(tgt)
+            res = {"server": tgt.server}
+            self._unmount(tgt)
+            res["stale_peers"] = self._sync_peers(T)
+        elif typ == "mount":
+            tgt = self._target(ev["target"])
+            server = ev.get("server") or tgt.last_server or self.placement.get(tgt.name)
+            self._mount(tgt, server, T)
+            res = {"server": server, "stale_peers": self._sync_peers(T)}
+        elif typ == "failover":
+            tgt = self._target(ev["target"])
+            frm = ev.get("from")
+            if frm and frm != tgt.server:
+                raise SimError("failover: %s is on %s, not %s" % (tgt.name, tgt.server, frm))
+            to = ev["to"]
+            if to not in self.servers:
+                raise SimError("failover: unknown server %s" % to)
+            st(tgt)
+            res = {"from": tgt.server, "to": to}
+            self._unmount(tgt)
+            gap = int(ev.get("gap", 0))
+            if gap <= 0:
+                self._mount(tgt, to, T)
+                res["mounted_step"] = step
+            else:
+                self.scheduled.append({"step": step + gap, "type": "mount",
+                                       "target": tgt.name, "server": to,
+                                       "cause": "failover"})
+                res["mounted_step"] = step + gap
+            res["stale_peers"] = self._sync_peers(T)
+        elif typ == "client_appear":
+            nid = ev["nid"]
+            if nid not in self.clients:
+                spec = ev.get("spec")
+                if spec is None:
+                    raise SimError("client_appear: unknown nid %s and no profile given" % nid)
+                self.clients[nid] = self._make_client(spec)
+            c = self.clients[nid]
+            if c.state == "active":
+                raise SimError("client_appear: %s is already active" % nid)
+            self._activate(c, T)
+        elif typ == "client_idle":
+            c = self._client(ev["nid"])
+            if c.state != "active":
+                raise SimError("client_idle: %s is not active" % c.nid)
+            for tgt in self._client_targets(c):
+                exp = tgt.exports.get(c.nid)
+                if exp is None:
+                    continue
+                st(tgt, c.nid)
+                exp.uuids = []
+                exp.uuid_dirty = True
+                if tgt.ttype == "ost" and "disconnect" in self.profile.keys["ost"]:
+                    # <= 2.11 count the disconnect obd-op on the export
+                    self._credit(self.truth[(tgt.fs, c.nid)], self._key_class["ost"],
+                                 "disconnect", 1, bump(exp.ctr, "disconnect", 1, 1, 1, 1))
+                    exp.stats_dirty = True
+            c.state = "idle"
+        elif typ == "client_return":
+            c = self._client(ev["nid"])
+            if c.state != "idle":
+                raise SimError("client_return: %s is not idle" % c.nid)
+            self._activate(c, T)
+        elif typ == "stats_header":
+            if not self.profile.has_stats_header_switch:
+                raise SimError("stats_header: enable_stats_header needs Lustre 2.16+")
+            self.stats_header = bool(int(ev.get("value", 1)))
+            for srv in self.servers:
+                self._write_version_files(srv)
+        else:
+            raise SimError("unknown event type %r" % typ)
+        return res
+
+    def _client_targets(self, c):
+        return [t for t in self.targets.values() if t.server and t.fs in c.fss]
+
+    def _activate(self, c, T):
+        """Connect (first appearance or return): a new mount gets new export
+        UUIDs; an existing NID dir is reused, so its counters continue."""
+        c.state = "active"
+        c.uuids = [new_uuid(self.rng) for _ in range(c.mounts)]
+        if not c.seen:
+            c.seen = True
+            for fs in c.fss:
+                self.truth.setdefault((fs, c.nid), [0] * 6)
+        for tgt in self._client_targets(c):
+            exp = tgt.exports.get(c.nid)
+            if exp is None:
+                tgt.exports[c.nid] = Export(c.nid, c.nid, c.uuids, T)
+            else:
+                exp.uuids = list(c.uuids)
+                exp.uuid_dirty = True
+                exp.last_ns = max(exp.last_ns, T)   # no I/O while idle
+                exp.stats_dirty = True
+                exp.last_act_ns = T
+
+    # ------------------------------------------------------------ init
+
+    def initialise(self):
+        """Build the step-0 topology: mount targets (history_ns in the past),
+        connect peers and initial clients.  Files are written by run_step(0)."""
+        T0 = self.step_time(0)
+        mount_T = self._q(T0 - self.history_ns)
+        initial = {}
+        for c in self.clients.values():
+            if c.state in ("active", "stale"):
+                initial[c.nid] = c.state
+                c.state = "absent"
+        for srv in self.servers:
+            os.makedirs(self.server_root(srv), exist_ok=True)
+            self._write_version_files(srv)
+        for tname, srv in sorted(self.placement.items()):
+            self._mount(self.targets[tname], srv, mount_T)
+        self._sync_peers(mount_T)
+        # Initial clients mount at some point during the history window; a
+        # "stale" client did I/O for a while, then disconnected before step 0.
+        for nid, state in initial.items():
+            c = self.clients[nid]
+            t_mount = self._q(mount_T + int(self.rng.random() * 0.3 * self.history_ns))
+            self._activate(c, t_mount)
+            if state == "stale":
+                t_gone = self._q(t_mount + int((0.2 + 0.4 * self.rng.random()) * (T0 - t_mount)))
+                self.apply_event({"type": "client_idle", "nid": nid}, t_gone, 0)
+        self.initialised = True
+
+    def _write_version_files(self, srv):
+        sroot = self.server_root(srv)
+        p = self.profile
+        if p.version_in_sys:
+            d = os.path.join(sroot, "sys/fs/lustre")
+            os.makedirs(d, exist_ok=True)
+            self._write(os.path.join(d, "version"), p.full + "\n")
+            if p.has_stats_header_switch:
+                self._write(os.path.join(d, "enable_stats_header"),
+                            "%d\n" % int(self.stats_header))
+        else:
+            d = os.path.join(sroot, "proc/fs/lustre")
+            os.makedirs(d, exist_ok=True)
+            self._write(os.path.join(d, "version"),
+                        "lustre: %s\nkernel: patchless_client\nbuild:  %s-RC1\n" % (p.full, p.full))
+
+    # ------------------------------------------------------------ one step
+
+    def run_step(self, T=None, extra_events=()):
+        """Run step self.step at time T: events, integrate, write all files,
+        expected-once, truth and the event log.  Returns the step number."""
+        k = self.step
+        if T is None:
+            T = self.step_time(k)
+        T = self._q(T)
+        if self.last_T is not None and T <= self.last_T:
+            T = self.last_T + (1000 if self.profile.usec_resolution else 1)
+        log = []
+        fresh = not self.initialised
+        if fresh:
+            # A fresh build allocates ~10 objects per export; the cyclic GC
+            # would repeatedly walk them all (and, after fork, un-share every
+            # page).  Nothing here creates reference cycles.
+            gc_was = gc.isenabled()
+            gc.disable()
+            self._begin_fresh_build()
+            self.initialise()
+        events = [e for e in self.scheduled if e.get("step") == k]
+        self.scheduled = [e for e in self.scheduled if e.get("step") != k]
+        events += list(extra_events)
+        events += self._external_clears()
+        for ev in events:
+            res = self.apply_event(ev, T, k)
+            log.append(self._log_entry(ev, k, T, res))
+        self._connect_missing(T, k)
+        mounted = [t for t in sorted(self.targets.values(), key=lambda t: t.name) if t.server]
+        partial = None
+        if fresh and self.jobs > 1 and sum(len(t.exports) for t in mounted) >= self.fork_min_exports:
+            partial = self._write_targets_forked(mounted, T, k)
+        else:
+            for tgt in mounted:
+                self._write_target(tgt, T, k)
+        self._idle_disconnect(T)
+        if fresh:
+            self._end_fresh_build()
+        self._finish_step(k, T, log, partial)
+        self.step = k + 1
+        self.last_T = T
+        if fresh and gc_was:
+            gc.enable()
+        return k
+
+    def _write_targets_forked(self, mounted, T, k):
+        """Fresh-build speed-up: fork jobs-1 children that each integrate,
+        render and write a share of the targets (into the private build
+        dir), and send back their truth deltas, expected-once partial sums
+        and, if keep_state, the updated exports.  Returns the expected-once
+        partials of the children's targets (the parent's copy of those
+        targets is stale unless keep_state)."""
+        groups = [mounted[i::self.jobs] for i in range(self.jobs)]
+        truth0 = {key: list(v) for key, v in self.truth.items()}
+        kids = []
+        for g in groups[1:]:
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:                           # child
+                code = 0
+                try:
+                    os.close(r)
+                    for tgt in g:
+                        self._write_target(tgt, T, k)
+                    res = {"truth": {key: [a - b for a, b in zip(v, truth0[key])]
+                                     for key, v in self.truth.items() if v != truth0[key]},
+                           "expected": self._expected_acc(g),
+                           "num": {t.name: t.num_exports_written for t in g},
+                           "exports": ({t.name: t.exports for t in g} if self.keep_state else None)}
+                    with os.fdopen(w, "wb") as f:
+                        pickle.dump(res, f, protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException:
+                    import traceback
+                    traceback.print_exc()
+                    code = 1
+                finally:
+                    os._exit(code)
+            os.close(w)
+            kids.append((pid, r, g))
+        for tgt in groups[0]:
+            self._write_target(tgt, T, k)
+        partial = {"targets": set(), "rows": {}}
+        for pid, r, g in kids:
+            with os.fdopen(r, "rb") as f:
+                data = f.read()
+            _, status = os.waitpid(pid, 0)
+            if status != 0 or not data:
+                raise SimError("tree-building child process failed")
+            res = pickle.loads(data)
+            for key, d in res["truth"].items():
+                acc = self.truth[key]
+                for i, v in enumerate(d):
+                    acc[i] += v
+            for key, acc in res["expected"].items():
+                tot = partial["rows"].setdefault(key, [0] * 6)
+                for i, v in enumerate(acc):
+                    tot[i] += v
+            for tgt in g:
+                partial["targets"].add(tgt.name)
+                tgt.num_exports_written = res["num"][tgt.name]
+                if res["exports"] is not None:
+                    tgt.exports = res["exports"][tgt.name]
+        if self.keep_state:
+            return None
+        self.state_incomplete = True      # must not be saved / resumed
+        return partial
+
+    def _connect_missing(self, T, k):
+        """An active client whose export on a target was removed (clear while
+        idle-disconnected) reconnects when it does I/O there again."""
+        for tgt in self.targets.values():
+            if not tgt.server:
+                continue
+            for c in self.clients.values():
+                if c.state == "active" and tgt.fs in c.fss and c.nid not in tgt.exports:
+                    if tgt.ttype == "mdt" or not self.idle_timeout_ns or any(
+                            s[1] != "ping" for s in self._streams(c, tgt, k)):
+                        tgt.exports[c.nid] = Export(c.nid, c.nid, c.uuids, T)
+
+    def _idle_disconnect(self, T):
+        """2.12+ clients drop idle OST connections (osc idle_timeout): the
+        export goes away (uuid empty) but the NID dir and counters stay."""
+        if not self.idle_timeout_ns or not self.profile.idle_disconnect:
+            return
+        for tgt in self.targets.values():
+            if tgt.server and tgt.ttype == "ost":
+                for exp in tgt.exports.values():
+                    if (exp.client and exp.uuids and
+                            T - exp.last_act_ns >= self.idle_timeout_ns and
+                            self.clients[exp.client].state == "active"):
+                        exp.uuids = []
+                        exp.uuid_dirty = True
+
+    def _external_clears(self):
+        """Honour a write to exports/clear made by a test (or the daemon)."""
+        out = []
+        if not self.scn.get("watch_clear", True):
+            return out
+        for tgt in self.targets.values():
+            if not tgt.server:
+                continue
+            p = os.path.join(self.exports_dir(tgt.server, tgt), "clear")
+            try:
+                if os.stat(p).st_size > 0:
+                    self._write(p, b"")
+                    out.append({"type": "clear", "target": tgt.name, "source": "external"})
+            except FileNotFoundError:
+                pass
+        return out
+
+    def _render_export(self, tgt, exp, s):
+        p = self.profile
+        snap = s - self.boot_ns if p.header == "mono3" else s
+        return formats.render_stats(p, tgt.ttype, exp.ctr, snap, exp.start_ns, self.stats_header)
+
+    def _begin_fresh_build(self):
+        """The first step builds each server tree in a private directory and
+        renames it into place afterwards: atomic, and fast (no per-file
+        temp+rename).  Used only if no server tree exists yet."""
+        if any(os.path.lexists(os.path.join(self.root, s)) for s in self.servers):
+            return
+        self.tree_root = os.path.join(self.root, STATE_DIR, "build.%d" % os.getpid())
+        if os.path.exists(self.tree_root):
+            fsio.atomic_rmtree(self.tree_root, self.trash)
+        os.makedirs(self.tree_root)
+        self.direct_io = True
+
+    def _end_fresh_build(self):
+        if self.tree_root == self.root:
+            return
+        for s in sorted(self.servers):
+            os.rename(os.path.join(self.tree_root, s), os.path.join(self.root, s))
+        os.rmdir(self.tree_root)
+        self.tree_root = self.root
+        self.direct_io = False
+
+    def _write_target(self, tgt, T, k, integrate=True):
+        """Write the target's export files for this step.  integrate=False
+        (immediate CLI events) rewrites only exports whose content changed,
+        with snapshot_time T and without advancing their counters."""
+        edir = self.exports_dir(tgt.server, tgt)
+        staging = os.path.join(self.root, STATE_DIR, "staging")
+        live = 0
+        for nid in sorted(tgt.exports):
+            exp = tgt.exports[nid]
+            live += len(exp.uuids)
+            if integrate:
+                s = self.file_time(T, tgt, nid)
+                self._advance(tgt, exp, s, k)
+            elif exp.stats_dirty or exp.uuid_dirty or not exp.on_disk:
+                s = T
+            else:
+                continue
+            text = self._render_export(tgt, exp, s)
+            exp.stats_dirty = False
+            if exp.on_disk:
+                d = edir + "/" + nid
+                self._write(d + "/stats", text)
+                if exp.uuid_dirty:
+                    self._write(d + "/uuid", "".join(u + "\n" for u in exp.uuids), 0o444)
+            elif self.direct_io:
+                d = edir + "/" + nid
+                os.mkdir(d)
+                fsio.direct_write(d + "/stats", text)
+                fsio.direct_write(d + "/uuid", "".join(u + "\n" for u in exp.uuids), 0o444)
+            else:
+                # Build the new NID dir outside the tree, then rename it in,
+                # so it never appears without its stats/uuid files.
+                os.makedirs(staging, exist_ok=True)
+                tmpd = os.path.join(staging, "%d.%s" % (os.getpid(), nid))
+                if os.path.exists(tmpd):
+                    fsio.atomic_rmtree(tmpd, self.trash)
+                os.mkdir(tmpd)
+                fsio.direct_write(os.path.join(tmpd, "stats"), text)
+                fsio.direct_write(os.path.join(tmpd, "uuid"), "".join(u + "\n" for u in exp.uuids), 0o444)
+                os.rename(tmpd, os.path.join(edir, nid))
+            exp.on_disk = True
+            exp.uuid_dirty = False
+        if tgt.num_exports_written != live:
+            self._write(self.num_exports_path(tgt.server, tgt), "%d\n" % live)
+            tgt.num_exports_written = live
+
+    # ------------------------------------------------------------ outputs
+
+    def _expected_acc(self, targets):
+        """{(server, fs, nid): [6 values]}: current counters of the given
+        targets' client exports with the lharvestd rules.  Peers are
+        recognised the way a reader can: NID 0@lo, or a uuid file naming a
+        server (`*_UUID`); stale dirs (empty uuid) count as clients.
+
+        Keyed classification equals the name-based "first printed line"
+        rule because a duplicate (obd_statfs) never prints without the first
+        statfs line (see _advance); the tests re-derive it from the files."""
+        rows = {}
+        for tgt in targets:
+            kc = self._key_class[tgt.ttype]
+            for nid, exp in tgt.exports.items():
+                if nid == nids.LOCAL_NID or any(u.endswith("_UUID") for u in exp.uuids):
+                    continue
+                key = (tgt.server, tgt.fs, nid)
+                acc = rows.get(key)
+                if acc is None:
+                    acc = rows[key] = [0] * 6
+                for ckey, c in exp.ctr.items():
+                    n = c[CNT]
+                    if n:
+                        cf, sf = kc[ckey]
+                        for f in cf:
+                            acc[f] += n
+                        if sf is not None:
+                            acc[sf] += c[SUM]
+        return rows
+
+    def expected_once(self, server, partial=None):
+        """What `lharvestd --once` must print for this server: current
+        counters summed per (fs, nid) over the server's targets.
+        partial: precomputed sums for targets this process does not hold
+        (forked fresh build)."""
+        mine = [t for t in self.targets.values() if t.server == server
+                and (partial is None or t.name not in partial["targets"])]
+        rows = self._expected_acc(mine)
+        if partial is not None:
+            for key, v in partial["rows"].items():
+                if key[0] == server:
+                    tot = rows.setdefault(key, [0] * 6)
+                    for i, x in enumerate(v):
+                        tot[i] += x
+        return [dict([("fs", fs), ("nid", nid)] + list(zip(formats.FIELDS, acc)))
+                for (_, fs, nid), acc in sorted(rows.items(), key=lambda kv: (kv[0][1].encode(), kv[0][2].encode()))]
+
+    def truth_rows(self):
+        out = []
+        for (fs, nid), acc in sorted(self.truth.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1].encode())):
+            row = dict([("fs", fs), ("nid", nid), ("state", self.clients[nid].state)]
+                       + list(zip(formats.FIELDS, acc)))
+            out.append(row)
+        return out
+
+    def write_expected(self, servers=None, partial=None):
+        for srv in (servers or self.servers):
+            rows = self.expected_once(srv, partial)
+            self._write(os.path.join(self.server_root(srv), "expected-once.jsonl"),
+                        "".join(json.dumps(r) + "\n" for r in rows))
+
+    def _finish_step(self, k, T, log, partial=None):
+        """After all stats files of the step: expected-once, truth, events."""
+        self.write_expected(partial=partial)
+        rows = self.truth_rows()
+        head = {"step": k, "time": T / NS, "time_ns": T}
+        lines = "".join(json.dumps(dict(head, **r)) + "\n" for r in rows)
+        fsio.append_line_block(os.path.join(self.root, "truth.jsonl"), lines)
+        fsio.atomic_write(os.path.join(self.root, "truth-latest.json"),
+                          json.dumps(dict(head, rows=rows), indent=1) + "\n")
+        self.log_events(log)
+
+    @staticmethod
+    def _log_entry(ev, k, T, res):
+        e = {key: v for key, v in ev.items() if key != "spec"}
+        e.update(step=k, time_ns=T, time=T / NS, result=res)
+        return e
+
+    def log_events(self, log):
+        if log:
+            fsio.append_line_block(os.path.join(self.root, "events.jsonl"),
+                                   "".join(json.dumps(e, sort_keys=True) + "\n" for e in log))
+
+    def apply_now(self, ev):
+        """Apply a CLI event immediately between steps (no counter advance):
+        rewrite the affected targets with snapshot = now."""
+        if self.last_T is None:
+            raise SimError("no step has run yet; queue the event for step 0 instead")
+        if self.clock == "fake":
+            T = self.last_T + self.period_ns // 2
+        else:
+            T = self._q(time.time_ns())
+        T = self._q(T)
+        res = self.apply_event(ev, T, self.step - 1, settle=False)
+        for tgt in sorted(self.targets.values(), key=lambda t: t.name):
+            if tgt.server:
+                self._write_target(tgt, T, self.step - 1, integrate=False)
+        self.write_expected()
+        self.log_events([dict(self._log_entry(ev, self.step - 1, T, res), immediate=True)])
+        return res
+
+    # ------------------------------------------------------------ persistence
+
+    def save(self):
+        if self.state_incomplete:
+            raise SimError("state of a forked build without keep_state cannot be saved")
+        d = os.path.join(self.root, STATE_DIR)
+        os.makedirs(d, exist_ok=True)
+        fsio.atomic_write(os.path.join(d, STATE_FILE),
+                          pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+
+    @staticmethod
+    def load(root):
+        p = os.path.join(os.path.abspath(root), STATE_DIR, STATE_FILE)
+        try:
+            with open(p, "rb") as f:
+                sim = pickle.load(f)
+        except FileNotFoundError:
+            raise SimError("no simulator state in %s (start with `run --scenario` or `tree`)" % root)
+        sim.root = os.path.abspath(root)
+        return sim
+
+
+def take_pending(root):
+    """Atomically take the queued CLI events (rename, then read)."""
+    d = os.path.join(root, STATE_DIR)
+    p = os.path.join(d, PENDING_FILE)
+    tmp = p + ".taking.%d" % os.getpid()
+    try:
+        os.rename(p, tmp)
+    except FileNotFoundError:
+        return []
+    with open(tmp) as f:
+        evs = [json.loads(line) for line in f if line.strip()]
+    os.unlink(tmp)
+    return evs
+
+
+def queue_event(root, ev):
+    d = os.path.join(root, STATE_DIR)
+    os.makedirs(d, exist_ok=True)
+    fsio.append_line_block(os.path.join(d, PENDING_FILE), json.dumps(ev) + "\n")
