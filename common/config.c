@@ -264,15 +264,18 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "state_dir", validate_path);
 
 	parse_err = err;
+	errno = 0;
 	rc = cfg_parse(cfg, path);
 	parse_err = NULL;
 	switch (rc) {
 	case CFG_SUCCESS:
 		break;
-	case CFG_FILE_ERROR:
-		rc = lh_err_set(err, 0, -errno != 0 ? -errno : -ENOENT,
-		    "%s: %s", path, strerror(errno != 0 ? errno : ENOENT));
+	case CFG_FILE_ERROR: {
+		int e = errno != 0 ? errno : ENOENT;
+
+		rc = lh_err_set(err, 0, -e, "%s: %s", path, strerror(e));
 		goto out;
+	}
 	default:
 		if (err->reason[0] == '\0')
 			(void)lh_err_set(err, 0, -EINVAL, "%s: parse error",
