@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "testutil.h"
 
 START_TEST(legacy_names)
 {
@@ -34,14 +35,8 @@ main(void)
 {
 	Suite *s = suite_create("names");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, legacy_names);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return tu_run(s);
 }
