@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Payload encoders and decoders (docs/protocol.md, "Messages"). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "msg.h"
+#include "wire.h"
+
+#define BAD(err, what) lh_err_set((err), 0, -EBADMSG, "%s", (what))
+
+/* Record mask bits: which counters follow, and whether a span does. */
+#define REC_READ_BYTES  0x01u
+#define REC_WRITE_BYTES 0x02u
+#define REC_READ_OPS    0x04u
+#define REC_WRITE_OPS   0x08u
+#define REC_OSS_OPS     0x10u
+#define REC_MDS_OPS     0x20u
+#define REC_SPAN        0x40u
+#define REC_RESERVED    0x80u
+
+static int
+done(const struct rbuf *r, struct lh_err *err, const char *what)
+{
+	if (r->len != 0)
+		return lh_err_set(err, 0, -EBADMSG,
+		    "%s: %zu bytes of trailing "
+		    "garbage",
+		    what, r->len);
+	return 0;
+}
+
+/* ---- CHALLENGE ------------------------------------------------------ */
+
+int
+msg_challenge_encode(struct wbuf *w, const struct msg_challenge *m)
+{
+	(void)wbuf_put(w, m->nonce, MSG_NONCE_LEN);
+	(void)wbuf_put_be64(w, m->time_ns);
+	(void)wbuf_put_be64(w, m->caps);
+	(void)wbuf_put_u8(w, m->role);
+	(void)wbuf_put_str8(w, m->name);
+	return wbuf_status(w);
+}
+
+int
+msg_challenge_decode(struct msg_challenge *m, const uint8_t *p, size_t n,
+    struct lh_err *err)
+{
+	struct rbuf r;
+
+	rbuf_init(&r, p, n);
+	if (rbuf_get(&r, m->nonce, MSG_NONCE_LEN) < 0 ||
+	    rbuf_get_be64(&r, &m->time_ns) < 0 ||
+	    rbuf_get_be64(&r, &m->caps) < 0 || rbuf_get_u8(&r, &m->role) < 0 ||
+	    rbuf_get_str8(&r, m->name, sizeof(m->name)) < 0)
+		return BAD(err, "CHALLENGE: truncated or malformed");
+	if (m->name[0] == '\0')
+		return BAD(err, "CHALLENGE: empty name");
+	return done(&r, err, "CHALLENGE");
+}
+
+/* ---- HELLO ---------------------------------------------------------- */
+
+int
+msg_hello_encode(struct wbuf *w, const struct msg_hello *m)
+{
+	unsigned i;
+
+	if (m->nfs > MSG_HELLO_FS_MAX || m->ntargets > MSG_HELLO_TGT_MAX)
+		return -EINVAL;
+	(void)wbuf_put(w, m->nonce, MSG_NONCE_LEN);
+	(void)wbuf_put_u8(w, m->role);
+	(void)wbuf_put_str8(w, m->software);
+	(void)wbuf_put_be64(w, m->time_ns);
+	(void)wbuf_put_be32(w, m->interval);
+	(void)wbuf_put_be64(w, m->caps);
+	(void)wbuf_put_str8(w, m->name);
+	(void)wbuf_put_varint(w, m->nfs);
+	for (i = 0; i < m->nfs; i++)
+		(void)wbuf_put_str8(w, m->fs[i]);
+	(void)wbuf_put_varint(w, m->ntargets);
+	for (i = 0; i < m->ntargets; i++) {
+		if (m->targets[i].fs >= m->nfs)
+			return -EINVAL;
+		(void)wbuf_put_varint(w, m->targets[i].fs);
+		(void)wbuf_put_str8(w, m->targets[i].name);
+	}
+	return wbuf_status(w);
+}
+
+int
+msg_hello_decode(struct msg_hello *m, const uint8_t *p, size_t n,
+    struct lh_err *err)
+{
+	uint64_t nfs, nt, fs;
+	struct rbuf r;
+	unsigned i;
+
+	rbuf_init(&r, p, n);
+	if (rbuf_get(&r, m->nonce, MSG_NONCE_LEN) < 0 ||
+	    rbuf_get_u8(&r, &m->role) < 0 ||
+	    rbuf_get_str8(&r, m->software, sizeof(m->software)) < 0 ||
+	    rbuf_get_be64(&r, &m->time_ns) < 0 ||
+	    rbuf_get_be32(&r, &m->interval) < 0 ||
+	    rbuf_get_be64(&r, &m->caps) < 0 ||
+	    rbuf_get_str8(&r, m->name, sizeof(m->name)) < 0 ||
+	    rbuf_get_varint(&r, &nfs) < 0)
+		return BAD(err, "HELLO: truncated or malformed");
+	if (m->name[0] == '\0')
+		return BAD(err, "HELLO: empty name");
+	if (nfs > MSG_HELLO_FS_MAX)
+		return BAD(err, "HELLO: too many filesystems");
+	m->nfs = (uint16_t)nfs;
+	for (i = 0; i < m->nfs; i++) {
+		if (rbuf_get_str8(&r, m->fs[i], sizeof(m->fs[i])) < 0 ||
+		    m->fs[i][0] == '\0')
+			return BAD(err, "HELLO: bad filesystem name");
+	}
+	if (rbuf_get_varint(&r, &nt) < 0 || nt > MSG_HELLO_TGT_MAX)
+		return BAD(err, "HELLO: bad target count");
+	m->ntargets = (uint16_t)nt;
+	for (i = 0; i < m->ntargets; i++) {
+		if (rbuf_get_varint(&r, &fs) < 0 || fs >= m->nfs ||
+		    rbuf_get_str8(&r, m->targets[i].name,
+		        sizeof(m->targets[i].name)) < 0 ||
+		    m->targets[i].name[0] == '\0')
+			return BAD(err, "HELLO: bad target");
+		m->targets[i].fs = (uint16_t)fs;
+	}
+	return done(&r, err, "HELLO");
+}
+
+/* ---- ACK, BYE ------------------------------------------------------- */
+
+int
+msg_ack_encode(struct wbuf *w, const struct msg_ack *m)
+{
+	(void)wbuf_put_u8(w, m->kind);
+	(void)wbuf_put_be64(w, m->seq);
+	(void)wbuf_put_be64(w, m->batch);
+	(void)wbuf_put_be64(w, m->time_ns);
+	return wbuf_status(w);
+}
+
+int
+msg_ack_decode(struct msg_ack *m, const uint8_t *p, size_t n,
+    struct lh_err *err)
+{
+	struct rbuf r;
+
+	rbuf_init(&r, p, n);
+	if (rbuf_get_u8(&r, &m->kind) < 0 || rbuf_get_be64(&r, &m->seq) < 0 ||
+	    rbuf_get_be64(&r, &m->batch) < 0 ||
+	    rbuf_get_be64(&r, &m->time_ns) < 0)
+		return BAD(err, "ACK: truncated");
+	if (m->kind < MSG_ACK_HELLO || m->kind > MSG_ACK_DUPLICATE)
+		return lh_err_set(err, 0, -EBADMSG, "ACK: unknown kind %u",
+		    m->kind);
+	return done(&r, err, "ACK");
+}
+
+int
+msg_bye_encode(struct wbuf *w, const struct msg_bye *m)
+{
+	(void)wbuf_put_u8(w, m->reason);
+	(void)wbuf_put_str8(w, m->text);
+	return wbuf_status(w);
+}
+
+int
+msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
+    struct lh_err *err)
+{
+	struct rbuf r;
+
+	rbuf_init(&r, p, n);
+	if (rbuf_get_u8(&r, &m->reason) < 0 ||
+	    rbuf_get_str8(&r, m->text, sizeof(m->text)) < 0)
+		return BAD(err, "BYE: truncated or malformed");
+	return done(&r, err, "BYE");
+}
+
+/* ---- SWEEP ---------------------------------------------------------- */
+
+struct sort_rec {
+	struct nid_parts nid;
+	size_t idx;
+	uint16_t fs;
+};
+
+static int
+sort_cmp(const void *a, const void *b)
+{
+	const struct sort_rec *x = a, *y = b;
+	int r;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	r = strcmp(x->nid.net, y->nid.net);
+	if (r != 0)
+		return r;
+	if (x->nid.kind != y->nid.kind)
+		return x->nid.kind < y->nid.kind ? -1 : 1;
+	if (x->nid.kind == NID_KIND_STRING)
+		return strcmp(x->nid.addr, y->nid.addr);
+	if (x->nid.num != y->nid.num)
+		return x->nid.num < y->nid.num ? -1 : 1;
+	return 0;
+}
+
+static bool
+same_group(const struct sort_rec *x, const struct sort_rec *y)
+{
+	return x->fs == y->fs && x->nid.kind == y->nid.kind &&
+	    strcmp(x->nid.net, y->nid.net) == 0;
+}
+
+static void
+put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
+    const struct sort_rec *s, uint32_t *prev)
+{
+	const uint64_t v[6] = {r->d.read_bytes, r->d.write_bytes, r->d.read_ops,
+	    r->d.write_ops, r->d.oss_ops, r->d.mds_ops};
+	uint8_t mask = 0;
+	unsigned i;
+
+	if (s->nid.kind == NID_KIND_STRING) {
+		(void)wbuf_put_str8(w, s->nid.addr);
+	} else {
+		/* Sorted ascending: the gap to the previous address is
+		 * small, typically one byte. */
+		(void)wbuf_put_varint(w, s->nid.num - *prev);
+		*prev = s->nid.num;
+	}
+	for (i = 0; i < 6; i++) {
+		if (v[i] != 0)
+			mask |= (uint8_t)(1u << i);
+	}
+	if (r->span_us != h->span_us)
+		mask |= REC_SPAN;
+	(void)wbuf_put_u8(w, mask);
+	for (i = 0; i < 6; i++) {
+		if (v[i] != 0)
+			(void)wbuf_put_varint(w, v[i]);
+	}
+	if (r->span_us != h->span_us)
+		(void)wbuf_put_zigzag(w,
+		    (int64_t)r->span_us - (int64_t)h->span_us);
+}
+
+int
+msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
+    struct msg_rec *recs, size_t n)
+{
+	struct sort_rec *s;
+	size_t i, j, ngroups = 0;
+	int rc = 0;
+
+	if (h->nfs > MSG_SWEEP_FS_MAX)
+		return -EINVAL;
+	s = calloc(n > 0 ? n : 1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (recs[i].fs >= h->nfs ||
+		    nid_split(recs[i].nid, &s[i].nid) < 0 ||
+		    strlen(s[i].nid.addr) > 255 || strlen(s[i].nid.net) > 255) {
+			rc = -EINVAL;
+			goto out;
+		}
+		s[i].idx = i;
+		s[i].fs = recs[i].fs;
+	}
+	qsort(s, n, sizeof(*s), sort_cmp);
+	for (i = 0; i < n; i++) {
+		if (i > 0 && sort_cmp(&s[i - 1], &s[i]) == 0) {
+			rc = -EINVAL; /* the same (fs, NID) twice */
+			goto out;
+		}
+		if (i == 0 || !same_group(&s[i - 1], &s[i]))
+			ngroups++;
+	}
+
+	(void)wbuf_put_be64(w, h->batch);
+	(void)wbuf_put_be64(w, h->first_sweep);
+	(void)wbuf_put_be64(w, h->start_ns);
+	(void)wbuf_put_be32(w, h->span_us);
+	(void)wbuf_put_varint(w, h->nfs);
+	for (i = 0; i < h->nfs; i++)
+		(void)wbuf_put_str8(w, h->fs[i]);
+	(void)wbuf_put_varint(w, ngroups);
+	for (i = 0; i < n; i = j) {
+		uint32_t prev = 0;
+
+		for (j = i + 1; j < n && same_group(&s[i], &s[j]); j++)
+			;
+		(void)wbuf_put_varint(w, s[i].fs);
+		(void)wbuf_put_str8(w, s[i].nid.net);
+		(void)wbuf_put_u8(w, (uint8_t)s[i].nid.kind);
+		(void)wbuf_put_varint(w, j - i);
+		for (size_t k = i; k < j; k++)
+			put_record(w, h, &recs[s[k].idx], &s[k], &prev);
+	}
+	rc = wbuf_status(w);
+out:
+	free(s);
+	return rc;
+}
+
+static int
+get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
+    bool first, struct msg_rec *rec, char *nid, struct lh_err *err)
+{
+	uint64_t v[6] = {0, 0, 0, 0, 0, 0}, gap;
+	int64_t adj = 0;
+	uint8_t mask;
+	unsigned i;
+
+	if (np->kind == NID_KIND_STRING) {
+		if (rbuf_get_str8(r, np->addr, sizeof(np->addr)) < 0 ||
+		    np->addr[0] == '\0')
+			return BAD(err, "SWEEP: bad address");
+	} else {
+		if (rbuf_get_varint(r, &gap) < 0 ||
+		    gap > (uint64_t)UINT32_MAX - np->num ||
+		    (gap == 0 && !first))
+			return BAD(err, "SWEEP: bad address gap");
+		np->num += (uint32_t)gap;
+	}
+	if (rbuf_get_u8(r, &mask) < 0 || (mask & REC_RESERVED) != 0)
+		return BAD(err, "SWEEP: bad record mask");
+	for (i = 0; i < 6; i++) {
+		if ((mask & (1u << i)) != 0 &&
+		    (rbuf_get_varint(r, &v[i]) < 0 || v[i] == 0))
+			return BAD(err, "SWEEP: bad counter");
+	}
+	if ((mask & REC_SPAN) != 0 &&
+	    (rbuf_get_zigzag(r, &adj) < 0 || adj == 0 ||
+	        adj < -(int64_t)h->span_us ||
+	        adj > (int64_t)UINT32_MAX - (int64_t)h->span_us))
+		return BAD(err, "SWEEP: bad span");
+	if (nid_format(np, nid, NID_STR_MAX) < 0)
+		return BAD(err, "SWEEP: NID too long");
+	rec->nid = nid;
+	rec->d.read_bytes = v[0];
+	rec->d.write_bytes = v[1];
+	rec->d.read_ops = v[2];
+	rec->d.write_ops = v[3];
+	rec->d.oss_ops = v[4];
+	rec->d.mds_ops = v[5];
+	rec->span_us = (uint32_t)((int64_t)h->span_us + adj);
+	return 0;
+}
+
+static int
+sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
+    void *arg, struct lh_err *err)
+{
+	uint64_t nfs, ngroups, g;
+	char nid[NID_STR_MAX];
+	struct rbuf r;
+	unsigned i;
+	int rc;
+
+	rbuf_init(&r, p, n);
+	h->nrecs = 0;
+	if (rbuf_get_be64(&r, &h->batch) < 0 ||
+	    rbuf_get_be64(&r, &h->first_sweep) < 0 ||
+	    rbuf_get_be64(&r, &h->start_ns) < 0 ||
+	    rbuf_get_be32(&r, &h->span_us) < 0 || rbuf_get_varint(&r, &nfs) < 0)
+		return BAD(err, "SWEEP: truncated header");
+	if (nfs > MSG_SWEEP_FS_MAX)
+		return BAD(err, "SWEEP: too many filesystems");
+	h->nfs = (uint16_t)nfs;
+	for (i = 0; i < h->nfs; i++) {
+		if (rbuf_get_str8(&r, h->fs[i], sizeof(h->fs[i])) < 0 ||
+		    h->fs[i][0] == '\0')
+			return BAD(err, "SWEEP: bad filesystem name");
+	}
+	if (rbuf_get_varint(&r, &ngroups) < 0 || ngroups > r.len)
+		return BAD(err, "SWEEP: bad group count");
+	for (g = 0; g < ngroups; g++) {
+		struct nid_parts np;
+		uint64_t fs, nrec, k;
+		uint8_t kind;
+
+		memset(&np, 0, sizeof(np));
+		if (rbuf_get_varint(&r, &fs) < 0 || fs >= h->nfs ||
+		    rbuf_get_str8(&r, np.net, sizeof(np.net)) < 0 ||
+		    np.net[0] == '\0' || strchr(np.net, '@') != NULL ||
+		    rbuf_get_u8(&r, &kind) < 0 || kind > NID_KIND_NUM ||
+		    rbuf_get_varint(&r, &nrec) < 0 || nrec == 0 ||
+		    nrec > r.len / 2)
+			return BAD(err, "SWEEP: bad group");
+		np.kind = (enum nid_kind)kind;
+		for (k = 0; k < nrec; k++) {
+			struct msg_rec rec;
+
+			rc = get_record(&r, h, &np, k == 0, &rec, nid, err);
+			if (rc < 0)
+				return rc;
+			rec.fs = (uint16_t)fs;
+			h->nrecs++;
+			if (cb != NULL) {
+				rc = cb(arg, h, &rec);
+				if (rc != 0)
+					return rc;
+			}
+		}
+	}
+	return done(&r, err, "SWEEP");
+}
+
+int
+msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
+    void *arg, struct lh_err *err)
+{
+	int rc;
+
+	/* Check the whole payload before the first record is handed out, so
+	 * that a malformed SWEEP is refused whole, never half-counted. */
+	rc = sweep_pass(h, p, n, NULL, NULL, err);
+	if (rc < 0 || cb == NULL)
+		return rc;
+	return sweep_pass(h, p, n, cb, arg, err);
+}

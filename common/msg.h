@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Payload codecs of the frame types (docs/protocol.md): CHALLENGE, HELLO,
+ * ACK, SWEEP and BYE.  Encoders append to a struct wbuf; decoders read a
+ * payload that has already been authenticated, check every length and
+ * count against the bytes actually present, and never allocate (SWEEP
+ * records are handed to a callback one by one).
+ */
+#ifndef LH_MSG_H
+#define LH_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iocount.h"
+#include "nid.h"
+
+struct wbuf;
+struct lh_err;
+
+#define MSG_NONCE_LEN     32
+#define MSG_NAME_MAX      64 /* identity, NUL included */
+#define MSG_SOFTWARE_MAX  32
+#define MSG_FS_MAX        16  /* fsname, NUL included */
+#define MSG_TARGET_MAX    64  /* target name, NUL included */
+#define MSG_HELLO_FS_MAX  64  /* filesystems in one HELLO */
+#define MSG_HELLO_TGT_MAX 512 /* targets in one HELLO */
+#define MSG_SWEEP_FS_MAX  64  /* filesystems in one SWEEP */
+#define MSG_BYE_TEXT_MAX  128
+
+/* Roles, as HELLO and CHALLENGE carry them. */
+enum msg_role {
+	MSG_ROLE_GATHERER = 1,
+	MSG_ROLE_AGGREGATOR = 2,
+	MSG_ROLE_RELAY = 3,
+};
+
+/* Capability bits (HELLO and CHALLENGE): what the sender understands. */
+#define MSG_CAP_SWEEP 0x1u /* per-(fs, NID) SWEEP, version 1 */
+
+struct msg_challenge {
+	uint8_t nonce[MSG_NONCE_LEN];
+	uint64_t time_ns; /* listener's wall clock, ns since the epoch */
+	uint64_t caps;
+	uint8_t role;
+	char name[MSG_NAME_MAX];
+};
+
+struct msg_hello_target {
+	char name[MSG_TARGET_MAX];
+	uint16_t fs; /* index into fs[] */
+};
+
+struct msg_hello {
+	uint8_t nonce[MSG_NONCE_LEN];
+	uint8_t role;
+	char software[MSG_SOFTWARE_MAX]; /* "lharvestd 0.1.0" */
+	uint64_t time_ns;                /* sender's wall clock */
+	uint32_t interval;               /* sweep interval, seconds */
+	uint64_t caps;
+	char name[MSG_NAME_MAX];
+	uint16_t nfs;
+	char fs[MSG_HELLO_FS_MAX][MSG_FS_MAX];
+	uint16_t ntargets;
+	struct msg_hello_target targets[MSG_HELLO_TGT_MAX];
+};
+
+enum msg_ack_kind {
+	MSG_ACK_HELLO = 1, /* handshake accepted */
+	MSG_ACK_SWEEP = 2, /* the batch is safe */
+	MSG_ACK_DUPLICATE =
+	    3, /* the batch was already safe: not counted again */
+};
+
+struct msg_ack {
+	uint8_t kind;
+	uint64_t seq;     /* sequence number of the frame acknowledged */
+	uint64_t batch;   /* SWEEP batch number, 0 for HELLO */
+	uint64_t time_ns; /* receiver's wall clock */
+};
+
+struct msg_bye {
+	uint8_t reason; /* 0 shutdown, 1 reload, 2 protocol error */
+	char text[MSG_BYE_TEXT_MAX];
+};
+
+/* The part of a SWEEP before its records. */
+struct msg_sweep {
+	uint64_t batch;       /* per-sender delivery number, from 1 */
+	uint64_t first_sweep; /* earliest sweep id folded in (= last if one) */
+	uint64_t start_ns;    /* wall-clock start of the span, ns */
+	uint32_t span_us;     /* default span of a record, microseconds */
+	uint16_t nfs;
+	char fs[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
+	uint32_t nrecs; /* filled by the decoder */
+};
+
+/* One (filesystem, client NID) record: counter deltas and their span. */
+struct msg_rec {
+	uint16_t fs;     /* index into msg_sweep.fs[] */
+	const char *nid; /* encoder: borrowed; decoder: valid during the call */
+	struct iocount d;
+	uint32_t span_us;
+};
+
+int msg_challenge_encode(struct wbuf *w, const struct msg_challenge *m);
+int msg_challenge_decode(struct msg_challenge *m, const uint8_t *p, size_t n,
+    struct lh_err *err);
+
+int msg_hello_encode(struct wbuf *w, const struct msg_hello *m);
+int msg_hello_decode(struct msg_hello *m, const uint8_t *p, size_t n,
+    struct lh_err *err);
+
+int msg_ack_encode(struct wbuf *w, const struct msg_ack *m);
+int msg_ack_decode(struct msg_ack *m, const uint8_t *p, size_t n,
+    struct lh_err *err);
+
+int msg_bye_encode(struct wbuf *w, const struct msg_bye *m);
+int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
+    struct lh_err *err);
+
+/*
+ * Encode a SWEEP.  recs is sorted in place (by filesystem, network and
+ * address, which is what makes the encoding small); a (fs, NID) pair may
+ * appear once.  Returns 0, -EINVAL (bad NID, duplicate, fs index out of
+ * range) or the wbuf's error.
+ */
+int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
+    struct msg_rec *recs, size_t n);
+
+/* Called for each decoded record; a non-zero return stops decoding and
+ * is returned by msg_sweep_decode(). */
+typedef int (
+    *msg_rec_cb)(void *arg, const struct msg_sweep *h, const struct msg_rec *r);
+
+/* Decode a SWEEP, calling cb (may be NULL) for every record in order.
+ * The whole payload is checked first: cb is never called for a SWEEP
+ * that turns out to be malformed further on. */
+int msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n,
+    msg_rec_cb cb, void *arg, struct lh_err *err);
+
+#endif
