@@ -166,6 +166,39 @@ validate_path(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* Integer keys with a range: one validator per range. */
+static int
+validate_range(cfg_t *cfg, cfg_opt_t *opt, long lo, long hi, const char *unit)
+{
+	long v = cfg_opt_getnint(opt, cfg_opt_size(opt) - 1);
+
+	if (v < lo || v > hi) {
+		cfg_error(cfg, "%s: %ld is not between %ld and %ld%s",
+		    opt->name, v, lo, hi, unit);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+validate_max_frame(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt, 4096, 256L * 1024 * 1024, " bytes");
+}
+
+static int
+validate_timeout(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt,
+	    strcmp(opt->name, "read_timeout") == 0 ? 0 : 1, 86400, " seconds");
+}
+
+static int
+validate_max_connections(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt, 1, 65536, "");
+}
+
 static char *
 dup_or_null(const char *s)
 {
@@ -186,6 +219,10 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	else
 		c->role = LH_ROLE_GATHERER;
 	c->interval = (unsigned)cfg_getint(cfg, "interval");
+	c->max_frame = (unsigned)cfg_getint(cfg, "max_frame");
+	c->handshake_timeout = (unsigned)cfg_getint(cfg, "handshake_timeout");
+	c->read_timeout = (unsigned)cfg_getint(cfg, "read_timeout");
+	c->max_connections = (unsigned)cfg_getint(cfg, "max_connections");
 	c->lustre_root = dup_or_null(cfg_getstr(cfg, "lustre_root"));
 	c->secret_file = dup_or_null(cfg_getstr(cfg, "secret_file"));
 	c->state_dir = dup_or_null(cfg_getstr(cfg, "state_dir"));
@@ -241,6 +278,10 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_STR("secret_file", CONFIG_DEFAULT_SECRET_FILE, CFGF_NONE),
 	    CFG_STR("state_dir", CONFIG_DEFAULT_STATE_DIR, CFGF_NONE),
 	    CFG_STR("name", "", CFGF_NONE),
+	    CFG_INT("max_frame", CONFIG_DEFAULT_MAX_FRAME, CFGF_NONE),
+	    CFG_INT("handshake_timeout", CONFIG_DEFAULT_HANDSHAKE, CFGF_NONE),
+	    CFG_INT("read_timeout", 0, CFGF_NONE),
+	    CFG_INT("max_connections", CONFIG_DEFAULT_MAX_CONN, CFGF_NONE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -262,6 +303,11 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "lustre_root", validate_path);
 	(void)cfg_set_validate_func(cfg, "secret_file", validate_path);
 	(void)cfg_set_validate_func(cfg, "state_dir", validate_path);
+	(void)cfg_set_validate_func(cfg, "max_frame", validate_max_frame);
+	(void)cfg_set_validate_func(cfg, "handshake_timeout", validate_timeout);
+	(void)cfg_set_validate_func(cfg, "read_timeout", validate_timeout);
+	(void)cfg_set_validate_func(cfg, "max_connections",
+	    validate_max_connections);
 
 	parse_err = err;
 	errno = 0;
@@ -322,6 +368,16 @@ config_free(struct lh_config *c)
 	free(c->state_dir);
 	free(c->name);
 	free(c);
+}
+
+unsigned
+config_read_timeout(const struct lh_config *c)
+{
+	unsigned t = c->interval * 3;
+
+	if (c->read_timeout != 0)
+		return c->read_timeout;
+	return t > 120 ? t : 120;
 }
 
 bool

@@ -24,6 +24,9 @@ enum lh_role {
 #define CONFIG_DEFAULT_PORT        8022
 #define CONFIG_DEFAULT_SECRET_FILE "/etc/lharvestd/secret"
 #define CONFIG_DEFAULT_STATE_DIR   "/var/lib/lharvestd"
+#define CONFIG_DEFAULT_MAX_FRAME   (16 * 1024 * 1024)
+#define CONFIG_DEFAULT_HANDSHAKE   10
+#define CONFIG_DEFAULT_MAX_CONN    1024
 
 struct lh_config {
 	char *path; /* the file it came from */
@@ -37,6 +40,11 @@ struct lh_config {
 	char *secret_file;
 	char *state_dir;
 	char *name; /* identity in HELLO; default the host name */
+	/* Protocol limits (docs/protocol.md section 6). */
+	unsigned max_frame;         /* bytes */
+	unsigned handshake_timeout; /* seconds */
+	unsigned read_timeout;      /* seconds; 0 = max(120, 3 x interval) */
+	unsigned max_connections;
 };
 
 /*
@@ -47,6 +55,9 @@ struct lh_config {
 int config_load(const char *path, struct lh_config **ret, struct lh_err *err);
 
 void config_free(struct lh_config *cfg);
+
+/* The read timeout in force: read_timeout, or max(120, 3 x interval). */
+unsigned config_read_timeout(const struct lh_config *cfg);
 
 /* True when fs is one the configuration asks for. */
 bool config_wants_fs(const struct lh_config *cfg, const char *fs);
