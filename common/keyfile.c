@@ -76,9 +76,9 @@ keyring_parse(struct keyring *ring, const char *text, size_t len,
 			s++;
 		while (le > s && is_blank(le[-1]))
 			le--;
-		n = (size_t)(le - s);
-		if (n == 0 || *s == '#')
+		if (s == le || *s == '#')
 			continue;
+		n = (size_t)(le - s);
 		if (memchr(s, '\0', n) != NULL) {
 			rc = lh_err_set(err, lineno, -EINVAL,
 			    "line %u: NUL byte in key", lineno);

@@ -20,6 +20,38 @@
 #define REC_SPAN        0x40u
 #define REC_RESERVED    0x80u
 
+/* Names (identities, filesystems, targets, networks, addresses) are
+ * printable ASCII without blanks; free text (software, BYE) may have
+ * blanks.  Nothing a peer sends can then forge a log line. */
+static bool
+printable(const char *s, bool blanks)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c > 0x7e || c < 0x20 || (c == ' ' && !blanks))
+			return false;
+	}
+	return true;
+}
+
+static int
+get_name(struct rbuf *r, char *out, size_t size)
+{
+	if (rbuf_get_str8(r, out, size) < 0 || out[0] == '\0' ||
+	    !printable(out, false))
+		return -1;
+	return 0;
+}
+
+static int
+get_text(struct rbuf *r, char *out, size_t size)
+{
+	if (rbuf_get_str8(r, out, size) < 0 || !printable(out, true))
+		return -1;
+	return 0;
+}
+
 static int
 done(const struct rbuf *r, struct lh_err *err, const char *what)
 {
@@ -54,10 +86,8 @@ msg_challenge_decode(struct msg_challenge *m, const uint8_t *p, size_t n,
 	if (rbuf_get(&r, m->nonce, MSG_NONCE_LEN) < 0 ||
 	    rbuf_get_be64(&r, &m->time_ns) < 0 ||
 	    rbuf_get_be64(&r, &m->caps) < 0 || rbuf_get_u8(&r, &m->role) < 0 ||
-	    rbuf_get_str8(&r, m->name, sizeof(m->name)) < 0)
-		return BAD(err, "CHALLENGE: truncated or malformed");
-	if (m->name[0] == '\0')
-		return BAD(err, "CHALLENGE: empty name");
+	    get_name(&r, m->name, sizeof(m->name)) < 0)
+		return BAD(err, "CHALLENGE: truncated, or a bad name");
 	return done(&r, err, "CHALLENGE");
 }
 
@@ -101,21 +131,18 @@ msg_hello_decode(struct msg_hello *m, const uint8_t *p, size_t n,
 	rbuf_init(&r, p, n);
 	if (rbuf_get(&r, m->nonce, MSG_NONCE_LEN) < 0 ||
 	    rbuf_get_u8(&r, &m->role) < 0 ||
-	    rbuf_get_str8(&r, m->software, sizeof(m->software)) < 0 ||
+	    get_text(&r, m->software, sizeof(m->software)) < 0 ||
 	    rbuf_get_be64(&r, &m->time_ns) < 0 ||
 	    rbuf_get_be32(&r, &m->interval) < 0 ||
 	    rbuf_get_be64(&r, &m->caps) < 0 ||
-	    rbuf_get_str8(&r, m->name, sizeof(m->name)) < 0 ||
+	    get_name(&r, m->name, sizeof(m->name)) < 0 ||
 	    rbuf_get_varint(&r, &nfs) < 0)
-		return BAD(err, "HELLO: truncated or malformed");
-	if (m->name[0] == '\0')
-		return BAD(err, "HELLO: empty name");
+		return BAD(err, "HELLO: truncated, or a bad name");
 	if (nfs > MSG_HELLO_FS_MAX)
 		return BAD(err, "HELLO: too many filesystems");
 	m->nfs = (uint16_t)nfs;
 	for (i = 0; i < m->nfs; i++) {
-		if (rbuf_get_str8(&r, m->fs[i], sizeof(m->fs[i])) < 0 ||
-		    m->fs[i][0] == '\0')
+		if (get_name(&r, m->fs[i], sizeof(m->fs[i])) < 0)
 			return BAD(err, "HELLO: bad filesystem name");
 	}
 	if (rbuf_get_varint(&r, &nt) < 0 || nt > MSG_HELLO_TGT_MAX)
@@ -123,9 +150,8 @@ msg_hello_decode(struct msg_hello *m, const uint8_t *p, size_t n,
 	m->ntargets = (uint16_t)nt;
 	for (i = 0; i < m->ntargets; i++) {
 		if (rbuf_get_varint(&r, &fs) < 0 || fs >= m->nfs ||
-		    rbuf_get_str8(&r, m->targets[i].name,
-		        sizeof(m->targets[i].name)) < 0 ||
-		    m->targets[i].name[0] == '\0')
+		    get_name(&r, m->targets[i].name,
+		        sizeof(m->targets[i].name)) < 0)
 			return BAD(err, "HELLO: bad target");
 		m->targets[i].fs = (uint16_t)fs;
 	}
@@ -177,7 +203,7 @@ msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
 
 	rbuf_init(&r, p, n);
 	if (rbuf_get_u8(&r, &m->reason) < 0 ||
-	    rbuf_get_str8(&r, m->text, sizeof(m->text)) < 0)
+	    get_text(&r, m->text, sizeof(m->text)) < 0)
 		return BAD(err, "BYE: truncated or malformed");
 	return done(&r, err, "BYE");
 }
@@ -319,8 +345,7 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	unsigned i;
 
 	if (np->kind == NID_KIND_STRING) {
-		if (rbuf_get_str8(r, np->addr, sizeof(np->addr)) < 0 ||
-		    np->addr[0] == '\0')
+		if (get_name(r, np->addr, sizeof(np->addr)) < 0)
 			return BAD(err, "SWEEP: bad address");
 	} else {
 		if (rbuf_get_varint(r, &gap) < 0 ||
@@ -375,8 +400,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		return BAD(err, "SWEEP: too many filesystems");
 	h->nfs = (uint16_t)nfs;
 	for (i = 0; i < h->nfs; i++) {
-		if (rbuf_get_str8(&r, h->fs[i], sizeof(h->fs[i])) < 0 ||
-		    h->fs[i][0] == '\0')
+		if (get_name(&r, h->fs[i], sizeof(h->fs[i])) < 0)
 			return BAD(err, "SWEEP: bad filesystem name");
 	}
 	if (rbuf_get_varint(&r, &ngroups) < 0 || ngroups > r.len)
@@ -388,11 +412,10 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 
 		memset(&np, 0, sizeof(np));
 		if (rbuf_get_varint(&r, &fs) < 0 || fs >= h->nfs ||
-		    rbuf_get_str8(&r, np.net, sizeof(np.net)) < 0 ||
-		    np.net[0] == '\0' || strchr(np.net, '@') != NULL ||
-		    rbuf_get_u8(&r, &kind) < 0 || kind > NID_KIND_NUM ||
-		    rbuf_get_varint(&r, &nrec) < 0 || nrec == 0 ||
-		    nrec > r.len / 2)
+		    get_name(&r, np.net, sizeof(np.net)) < 0 ||
+		    strchr(np.net, '@') != NULL || rbuf_get_u8(&r, &kind) < 0 ||
+		    kind > NID_KIND_NUM || rbuf_get_varint(&r, &nrec) < 0 ||
+		    nrec == 0 || nrec > r.len / 2)
 			return BAD(err, "SWEEP: bad group");
 		np.kind = (enum nid_kind)kind;
 		for (k = 0; k < nrec; k++) {

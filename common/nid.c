@@ -112,7 +112,7 @@ nid_net(const char *nid, char *buf, size_t size)
 	const char *at = strrchr(nid, '@'), *net, *end;
 	size_t n;
 
-	if (at == NULL || at[1] == '\0')
+	if (at == NULL || at == nid || at[1] == '\0')
 		return -EINVAL;
 	net = at + 1;
 	n = strlen(net);

@@ -248,12 +248,16 @@ input_challenge(struct session *s, const struct frame_hdr *h, const uint8_t *f,
 	const struct keyring_key *k = keyring_find(s->keys, h->key_id);
 	int rc;
 
-	if (k == NULL)
-		return lh_err_set(err, 0, -EACCES,
-		    "CHALLENGE signed with unknown key id %08x", h->key_id);
-	rc = check_mac(s, k->bytes, k->len, NULL, f, total, err);
-	if (rc < 0)
-		return rc;
+	/* Nothing in a CHALLENGE is trusted before the ACK of our HELLO
+	 * verifies with the session key, so a key we do not hold (during a
+	 * rotation) is no reason to give up; a bad MAC with a key we hold
+	 * is. */
+	s->challenge_unverified = k == NULL;
+	if (k != NULL) {
+		rc = check_mac(s, k->bytes, k->len, NULL, f, total, err);
+		if (rc < 0)
+			return rc;
+	}
 	rc =
 	    msg_challenge_decode(&s->challenge, f + FRAME_HDR_LEN, h->len, err);
 	if (rc < 0)

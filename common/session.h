@@ -16,6 +16,12 @@
  * where K is the key the HELLO was signed with (identified by its key id,
  * so either side may sign with any key of the shared key file).  Sequence
  * numbers start at 1 in each direction and grow by exactly 1 per frame.
+ *
+ * The connector trusts the listener only once the ACK of its HELLO
+ * verifies with the session key.  A CHALLENGE signed with a key the
+ * connector does not hold (the listener moved to a new first key before
+ * this node got it) is therefore still answered; challenge_unverified
+ * says so, for the log.
  */
 #ifndef LH_SESSION_H
 #define LH_SESSION_H
@@ -65,6 +71,7 @@ struct session {
 	uint64_t recv_seq;      /* last received */
 	uint64_t hello_seq;     /* connector: seq of its HELLO */
 	struct msg_challenge challenge; /* what the peer (listener) said */
+	bool challenge_unverified;      /* signed with a key we do not hold */
 	struct msg_hello *hello;        /* listener: the peer's HELLO, owned */
 };
 
