@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The inbound side of the wire protocol, shared by every listening role
+ * (aggregator, relay, lharvest-dump): an evconnlistener, one bufferevent
+ * per peer, the listener half of the handshake (common/session.c), reading
+ * with the length checked from the header before any payload is buffered,
+ * timeouts, and one log line and a closed connection for any violation.
+ * The role sees only verified frames, through callbacks.
+ *
+ * Peer lifetime.  A struct receiver_peer * handed to a callback stays
+ * valid until control returns to the event loop; it may be used for
+ * receiver_peer_send() and friends during the callback.  A role that acks
+ * LATER (once the data is safe) keeps the peer's id (receiver_peer_id(), a
+ * number never reused by this receiver) and looks the peer up again with
+ * receiver_peer_find() when it is ready: NULL then means the connection is
+ * gone and there is nobody left to ack.  Closed peers are freed from the
+ * event loop, never under a caller's feet.
+ */
+#ifndef LH_RECEIVER_H
+#define LH_RECEIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct keyring;
+struct lh_err;
+struct msg_ack;
+struct msg_hello;
+struct session_frame;
+struct receiver;
+struct receiver_peer;
+
+#define RECEIVER_HANDSHAKE_TIMEOUT 10  /* seconds */
+#define RECEIVER_READ_TIMEOUT      120 /* seconds; above the sweep interval */
+#define RECEIVER_MAX_CONNS         1024
+
+/*
+ * The HELLO of a new peer was verified.  Return 0 to accept (an ACK of the
+ * HELLO is sent), or a negative errno with a reason in err to refuse (the
+ * peer gets a BYE and is closed).
+ */
+typedef int (*receiver_hello_cb)(void *arg, struct receiver_peer *p,
+    const struct msg_hello *h, struct lh_err *err);
+
+/*
+ * A verified frame after the handshake (SWEEP, ACK, later types); the
+ * payload lives until the callback returns.  Return 0, or a negative errno
+ * with a reason in err to drop the peer.
+ */
+typedef int (*receiver_frame_cb)(void *arg, struct receiver_peer *p,
+    const struct session_frame *f, struct lh_err *err);
+
+/* The connection of a peer that on_hello accepted is closing, for the
+ * reason given; called exactly once per accepted peer. */
+typedef void (
+    *receiver_close_cb)(void *arg, struct receiver_peer *p, const char *reason);
+
+struct receiver_conf {
+	const char *bind; /* "127.0.0.1:8022", "[::1]:8022", "0.0.0.0:8022" */
+	const struct keyring *keys; /* borrowed: must outlive the receiver */
+	const char *name;           /* this side's identity (CHALLENGE) */
+	uint8_t role;               /* enum msg_role of this side */
+	size_t max_frame;           /* 0: FRAME_MAX_DEFAULT */
+	unsigned handshake_timeout; /* seconds, 0: default */
+	unsigned read_timeout;      /* seconds, 0: default */
+	unsigned max_conns;         /* 0: default */
+	receiver_hello_cb on_hello; /* NULL: accept everybody */
+	receiver_frame_cb on_frame; /* NULL: drop every post-handshake frame */
+	receiver_close_cb on_close; /* may be NULL */
+	void *arg;
+};
+
+/*
+ * Bind and listen on conf->bind.  Returns 0 and *ret, or a negative errno
+ * after logging one line saying why.
+ */
+int receiver_new(struct event_base *base, const struct receiver_conf *conf,
+    struct receiver **ret);
+
+/* Close every connection (on_close is called) and the listener. */
+void receiver_free(struct receiver *r);
+
+/* The address actually bound ("127.0.0.1:40123": useful with port 0). */
+const char *receiver_addr(const struct receiver *r);
+
+/* Connections open now. */
+size_t receiver_npeers(const struct receiver *r);
+
+/* The live peer with that id, or NULL if it is gone. */
+struct receiver_peer *receiver_peer_find(struct receiver *r, uint64_t id);
+
+uint64_t receiver_peer_id(const struct receiver_peer *p);
+/* The name of the HELLO, "?" before it. */
+const char *receiver_peer_name(const struct receiver_peer *p);
+/* "10.0.0.3:40120" or "[fe80::1]:40120". */
+const char *receiver_peer_addr(const struct receiver_peer *p);
+/* The verified HELLO, or NULL before it. */
+const struct msg_hello *receiver_peer_hello(const struct receiver_peer *p);
+
+/* One pointer of the role's own per-peer state. */
+void receiver_peer_set_data(struct receiver_peer *p, void *data);
+void *receiver_peer_data(const struct receiver_peer *p);
+
+/*
+ * Sign and queue one frame to the peer (types above FRAME_BYE get
+ * FRAME_F_IGNORABLE).  Returns 0, -ENOTCONN when the peer is closing or
+ * not past its HELLO, or -ENOBUFS when the peer does not read what it is
+ * sent (it is then dropped).
+ */
+int receiver_peer_send(struct receiver_peer *p, uint8_t type, uint64_t sweep_id,
+    const void *payload, size_t len);
+
+/* Encode and send an ACK (sweep id 0), as receiver_peer_send(). */
+int receiver_peer_ack(struct receiver_peer *p, const struct msg_ack *a);
+
+/* Drop the peer now: one log line with the reason, then close. */
+void receiver_peer_drop(struct receiver_peer *p, const char *reason);
+
+#endif

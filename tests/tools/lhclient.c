@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lhclient: a test client for the listening side of the wire protocol.  It
+ * connects, does the connector half of the handshake, sends SWEEP frames
+ * built from a records file (or generated), waits for each ACK, and on
+ * request breaks one rule so that integration tests can prove the
+ * receiver drops it.  Blocking sockets, no libevent: a test tool.
+ *
+ * Records file: one record a line, "#" comments:
+ *   FS NID READ_BYTES WRITE_BYTES READ_OPS WRITE_OPS OSS_OPS MDS_OPS [SPAN_US]
+ *
+ * Exit status: 0 the session went as asked (for a misbehaviour: the
+ * listener closed the connection), 1 it did not, 2 usage.
+ */
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "frame.h"
+#include "hmac.h"
+#include "keyfile.h"
+#include "msg.h"
+#include "nid.h"
+#include "session.h"
+#include "wire.h"
+
+#define LHC_TIMEOUT_DEFAULT 30 /* seconds to wait for anything */
+#define LHC_LINE_MAX        512
+
+enum lhc_mode {
+	LHC_GOOD,
+	LHC_BAD_MAC,       /* flip the last MAC byte of the first SWEEP */
+	LHC_REPLAY,        /* send the first SWEEP twice, same seq */
+	LHC_OVERSIZE,      /* a header announcing more than max frame */
+	LHC_IDLE,          /* never answer the CHALLENGE */
+	LHC_IDLE_OPEN,     /* handshake, then silence */
+	LHC_GARBAGE,       /* an HTTP request instead of a HELLO */
+	LHC_WRONG_VERSION, /* HELLO with protocol version 2 */
+	LHC_HALF_FRAME,    /* half a SWEEP, then close */
+};
+
+struct lhc_rec {
+	char fs[MSG_FS_MAX];
+	char nid[NID_STR_MAX];
+	struct iocount d;
+	uint32_t span_us;
+};
+
+struct lhc {
+	/* options */
+	const char *connect;
+	const char *keyfile;
+	const char *name;
+	const char *records;
+	const char *capture;
+	const char *rcapture;
+	enum lhc_mode mode;
+	unsigned clients;
+	unsigned sweeps;
+	uint64_t sweep_id;
+	uint64_t first_batch;
+	uint32_t interval;
+	int64_t clock_offset;
+	unsigned delay;
+	unsigned timeout;
+	size_t max_frame;
+	bool no_bye;
+	bool print_sent;
+	/* state */
+	int fd;
+	FILE *cap;
+	FILE *rcap; /* what the listener sent */
+	struct keyring ring;
+	struct hmac_ctx *hmac;
+	struct session s;
+	uint8_t *buf;
+	struct lhc_rec *recs;
+	size_t nrecs;
+	char fs[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
+	uint16_t nfs;
+};
+
+static _Noreturn void
+die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static _Noreturn void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)fputs("lhclient: ", stderr);
+	va_start(ap, fmt);
+	(void)vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	(void)fputc('\n', stderr);
+	exit(1);
+}
+
+static _Noreturn void
+usage(void)
+{
+	(void)fprintf(stderr,
+	    "usage: lhclient -c HOST:PORT -k KEYFILE -n NAME "
+	    "[--records FILE | --clients N]\n"
+	    "  [--sweeps N] [--sweep-id ID] [--batch N] [--interval S]\n"
+	    "  [--delay S (before each SWEEP)]\n"
+	    "  [--clock-offset S] [--timeout S] [--max-frame N] "
+	    "[--write-capture FILE]\n"
+	    "  [--read-capture FILE]\n"
+	    "  [--no-bye] [--print-sent]\n"
+	    "  [--bad-mac | --replay | --oversize | --idle | --idle-open |\n"
+	    "   --garbage | --wrong-version | --half-frame]\n");
+	exit(2);
+}
+
+static uint64_t
+num(const char *opt, const char *s, uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v > max)
+		die("%s %s: not a number up to %" PRIu64, opt, s, max);
+	return v;
+}
+
+static void
+parse_args(struct lhc *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"connect", required_argument, NULL, 'c'},
+	    {"records", required_argument, NULL, 'r'},
+	    {"clients", required_argument, NULL, 'C'},
+	    {"sweeps", required_argument, NULL, 'S'},
+	    {"sweep-id", required_argument, NULL, 'I'},
+	    {"batch", required_argument, NULL, 'B'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"delay", required_argument, NULL, 'D'},
+	    {"clock-offset", required_argument, NULL, 'O'},
+	    {"timeout", required_argument, NULL, 'T'},
+	    {"max-frame", required_argument, NULL, 'M'},
+	    {"write-capture", required_argument, NULL, 'w'},
+	    {"read-capture", required_argument, NULL, 'R'},
+	    {"no-bye", no_argument, NULL, 'b'},
+	    {"print-sent", no_argument, NULL, 'p'},
+	    {"bad-mac", no_argument, NULL, 1000 + LHC_BAD_MAC},
+	    {"replay", no_argument, NULL, 1000 + LHC_REPLAY},
+	    {"oversize", no_argument, NULL, 1000 + LHC_OVERSIZE},
+	    {"idle", no_argument, NULL, 1000 + LHC_IDLE},
+	    {"idle-open", no_argument, NULL, 1000 + LHC_IDLE_OPEN},
+	    {"garbage", no_argument, NULL, 1000 + LHC_GARBAGE},
+	    {"wrong-version", no_argument, NULL, 1000 + LHC_WRONG_VERSION},
+	    {"half-frame", no_argument, NULL, 1000 + LHC_HALF_FRAME},
+	    {NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	c->sweeps = 1;
+	c->sweep_id = 1700000020;
+	c->first_batch = 1;
+	c->interval = 10;
+	c->timeout = LHC_TIMEOUT_DEFAULT;
+	c->max_frame = (size_t)FRAME_MAX_DEFAULT;
+	while ((ch = getopt_long(argc, argv, "c:k:n:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			c->connect = optarg;
+			break;
+		case 'k':
+			c->keyfile = optarg;
+			break;
+		case 'n':
+			c->name = optarg;
+			break;
+		case 'r':
+			c->records = optarg;
+			break;
+		case 'C':
+			c->clients =
+			    (unsigned)num("--clients", optarg, 1000000);
+			break;
+		case 'S':
+			c->sweeps = (unsigned)num("--sweeps", optarg, 100000);
+			break;
+		case 'I':
+			c->sweep_id = num("--sweep-id", optarg, UINT32_MAX);
+			break;
+		case 'B':
+			c->first_batch = num("--batch", optarg, UINT32_MAX);
+			break;
+		case 'i':
+			c->interval = (uint32_t)num("--interval", optarg, 3600);
+			break;
+		case 'D':
+			c->delay = (unsigned)num("--delay", optarg, 3600);
+			break;
+		case 'O':
+			if (optarg[0] == '-')
+				c->clock_offset =
+				    -(int64_t)num("--clock-offset", optarg + 1,
+				        86400);
+			else
+				c->clock_offset = (int64_t)num("--clock-offset",
+				    optarg, 86400);
+			break;
+		case 'T':
+			c->timeout = (unsigned)num("--timeout", optarg, 3600);
+			break;
+		case 'M':
+			c->max_frame = (size_t)num("--max-frame", optarg,
+			    (uint64_t)FRAME_MAX_LIMIT);
+			break;
+		case 'w':
+			c->capture = optarg;
+			break;
+		case 'R':
+			c->rcapture = optarg;
+			break;
+		case 'b':
+			c->no_bye = true;
+			break;
+		case 'p':
+			c->print_sent = true;
+			break;
+		default:
+			if (ch >= 1000 && ch <= 1000 + LHC_HALF_FRAME) {
+				c->mode = (enum lhc_mode)(ch - 1000);
+				break;
+			}
+			usage();
+		}
+	}
+	if (optind != argc || c->connect == NULL || c->keyfile == NULL ||
+	    c->name == NULL || (c->records != NULL && c->clients != 0))
+		usage();
+}
+
+static uint16_t
+fs_index(struct lhc *c, const char *fs)
+{
+	for (uint16_t i = 0; i < c->nfs; i++)
+		if (strcmp(c->fs[i], fs) == 0)
+			return i;
+	if (c->nfs == MSG_SWEEP_FS_MAX)
+		die("more than %d filesystems", MSG_SWEEP_FS_MAX);
+	(void)snprintf(c->fs[c->nfs], MSG_FS_MAX, "%s", fs);
+	return c->nfs++;
+}
+
+static struct lhc_rec *
+rec_add(struct lhc *c)
+{
+	struct lhc_rec *r;
+
+	if ((c->nrecs & (c->nrecs - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+		size_t cap = c->nrecs == 0 ? 16 : c->nrecs * 2;
+
+		r = realloc(c->recs, cap * sizeof(*r));
+		if (r == NULL)
+			die("out of memory");
+		c->recs = r;
+	}
+	r = &c->recs[c->nrecs++];
+	memset(r, 0, sizeof(*r));
+	r->span_us = c->interval * 1000000u;
+	return r;
+}
+
+static void
+records_load(struct lhc *c)
+{
+	char line[LHC_LINE_MAX];
+	unsigned lineno = 0;
+	FILE *f = fopen(c->records, "r");
+
+	if (f == NULL)
+		die("%s: %s", c->records, strerror(errno));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *fld[10], *save = NULL, *tok;
+		uint64_t v[7];
+		int n = 0;
+		struct lhc_rec *r;
+
+		lineno++;
+		for (tok = strtok_r(line, " \t\r\n", &save);
+		     tok != NULL && n < 10;
+		     tok = strtok_r(NULL, " \t\r\n", &save))
+			fld[n++] = tok;
+		if (n == 0 || fld[0][0] == '#')
+			continue;
+		if (n < 8 || n > 9)
+			die("%s:%u: want FS NID 6 counters [SPAN_US]",
+			    c->records, lineno);
+		for (int i = 2; i < n; i++)
+			v[i - 2] = num("counter", fld[i], UINT64_MAX);
+		if (strlen(fld[0]) >= MSG_FS_MAX ||
+		    strlen(fld[1]) >= NID_STR_MAX)
+			die("%s:%u: name too long", c->records, lineno);
+		(void)fs_index(c, fld[0]);
+		r = rec_add(c);
+		(void)snprintf(r->fs, sizeof(r->fs), "%s", fld[0]);
+		(void)snprintf(r->nid, sizeof(r->nid), "%s", fld[1]);
+		r->d.read_bytes = v[0];
+		r->d.write_bytes = v[1];
+		r->d.read_ops = v[2];
+		r->d.write_ops = v[3];
+		r->d.oss_ops = v[4];
+		r->d.mds_ops = v[5];
+		if (n == 9) {
+			if (v[6] > UINT32_MAX)
+				die("%s:%u: span too long", c->records, lineno);
+			r->span_us = (uint32_t)v[6];
+		}
+	}
+	(void)fclose(f);
+}
+
+/* N clients 10.<i/65536>.<i/256%256>.<i%256>@o2ib with counters from i. */
+static void
+records_generate(struct lhc *c)
+{
+	(void)fs_index(c, "scratch");
+	for (unsigned i = 0; i < c->clients; i++) {
+		struct lhc_rec *r = rec_add(c);
+		uint64_t k = i + 1;
+
+		(void)snprintf(r->fs, sizeof(r->fs), "scratch");
+		(void)snprintf(r->nid, sizeof(r->nid), "10.%u.%u.%u@o2ib",
+		    (i >> 16) & 255, (i >> 8) & 255, i & 255);
+		r->d.read_bytes = k * 1048576;
+		r->d.write_bytes = k * 4096;
+		r->d.read_ops = k;
+		r->d.write_ops = 2 * k;
+		r->d.oss_ops = 3 * k + 3;
+		r->d.mds_ops = k % 7;
+	}
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+lhc_connect(struct lhc *c)
+{
+	char host[256];
+	const char *port;
+	struct addrinfo hints, *res = NULL;
+	struct timeval tv = {(time_t)c->timeout, 0};
+	struct sockaddr_storage local;
+	socklen_t llen = sizeof(local);
+	char serv[NI_MAXSERV];
+	size_t hl;
+	int one = 1, rc;
+
+	port = strrchr(c->connect, ':');
+	if (port == NULL)
+		die("%s: not HOST:PORT", c->connect);
+	hl = (size_t)(port - c->connect);
+	port++;
+	if (hl >= 2 && c->connect[0] == '[' && c->connect[hl - 1] == ']') {
+		(void)snprintf(host, sizeof(host), "%.*s", (int)(hl - 2),
+		    c->connect + 1);
+	} else {
+		(void)snprintf(host, sizeof(host), "%.*s", (int)hl, c->connect);
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0)
+		die("%s: %s", c->connect, gai_strerror(rc));
+	c->fd = socket(res->ai_family, SOCK_STREAM, 0);
+	if (c->fd < 0)
+		die("socket: %s", strerror(errno));
+	if (connect(c->fd, res->ai_addr, res->ai_addrlen) < 0)
+		die("connect %s: %s", c->connect, strerror(errno));
+	freeaddrinfo(res);
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* The listener logs this address: tests look for it. */
+	memset(&local, 0, sizeof(local));
+	if (getsockname(c->fd, (struct sockaddr *)&local, &llen) == 0 &&
+	    getnameinfo((struct sockaddr *)&local, llen, host, sizeof(host),
+	        serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		(void)printf(local.ss_family == AF_INET6 ? "local [%s]:%s\n" :
+		                                           "local %s:%s\n",
+		    host, serv);
+}
+
+static void
+send_all(struct lhc *c, const uint8_t *p, size_t n)
+{
+	size_t done = 0;
+
+	if (c->cap != NULL && fwrite(p, 1, n, c->cap) != n)
+		die("%s: %s", c->capture, strerror(errno));
+	while (done < n) {
+		ssize_t k = send(c->fd, p + done, n - done, MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			die("send: %s", strerror(errno));
+		done += (size_t)k;
+	}
+}
+
+/* 0, or -1 at end of stream / reset; dies on a timeout. */
+static int
+recv_full(struct lhc *c, uint8_t *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = recv(c->fd, p + got, n - got, 0);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN)
+			die("nothing from the listener for %u s", c->timeout);
+		if (k <= 0)
+			return -1;
+		if (c->rcap != NULL &&
+		    fwrite(p + got, 1, (size_t)k, c->rcap) != (size_t)k)
+			die("%s: %s", c->rcapture, strerror(errno));
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* Read and verify one frame; dies if the listener closes. */
+static void
+read_frame(struct lhc *c, struct session_frame *f)
+{
+	struct lh_err err;
+	size_t need = FRAME_HDR_LEN, have = 0;
+
+	for (;;) {
+		int n;
+
+		if (recv_full(c, c->buf + have, need - have) < 0)
+			die("connection closed by the listener");
+		have = need;
+		lh_err_clear(&err);
+		n = session_input(&c->s, c->buf, have, f, &need, &err);
+		if (n < 0)
+			die("bad frame from the listener: %s", err.reason);
+		if (n > 0)
+			return;
+		if (need <= have || need > c->max_frame)
+			die("bad frame length %zu from the listener", need);
+	}
+}
+
+/* After breaking a rule: the listener must close the connection. */
+static _Noreturn void
+expect_close(struct lhc *c, const char *what)
+{
+	uint8_t junk[4096];
+
+	for (;;) {
+		ssize_t k = recv(c->fd, junk, sizeof(junk), 0);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN) {
+			(void)fprintf(stderr,
+			    "lhclient: %s: still connected after %u s\n", what,
+			    c->timeout);
+			exit(1);
+		}
+		if (k <= 0)
+			break;
+	}
+	(void)printf("%s: closed by the listener\n", what);
+	exit(0);
+}
+
+static void
+handshake(struct lhc *c, bool wrong_version)
+{
+	struct session_frame f;
+	struct msg_hello *h;
+	struct msg_ack ack;
+	struct lh_err err;
+	struct wbuf w;
+
+	read_frame(c, &f);
+	if (f.hdr.type != FRAME_CHALLENGE)
+		die("first frame is %s, not CHALLENGE",
+		    frame_type_name(f.hdr.type));
+	if (c->mode == LHC_IDLE)
+		expect_close(c, "idle");
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		die("out of memory");
+	if (lh_random(h->nonce, sizeof(h->nonce)) < 0)
+		die("no random bytes");
+	h->role = MSG_ROLE_GATHERER;
+	(void)snprintf(h->software, sizeof(h->software), "lhclient %s",
+	    LH_VERSION);
+	h->time_ns = now_ns() + (uint64_t)(c->clock_offset * 1000000000);
+	h->interval = c->interval;
+	h->caps = MSG_CAP_SWEEP;
+	(void)snprintf(h->name, sizeof(h->name), "%s", c->name);
+	h->nfs = c->nfs;
+	for (uint16_t i = 0; i < c->nfs; i++) {
+		(void)snprintf(h->fs[i], MSG_FS_MAX, "%s", c->fs[i]);
+		(void)snprintf(h->targets[i].name, MSG_TARGET_MAX, "%s-OST%04x",
+		    c->fs[i], i);
+		h->targets[i].fs = i;
+	}
+	h->ntargets = c->nfs;
+	wbuf_init(&w, c->max_frame);
+	if (session_hello(&c->s, h, &w) < 0)
+		die("cannot encode the HELLO");
+	free(h);
+	if (wrong_version) {
+		w.data[4] = FRAME_VERSION + 1;
+		send_all(c, w.data, w.len);
+		wbuf_free(&w);
+		expect_close(c, "wrong-version");
+	}
+	send_all(c, w.data, w.len);
+	wbuf_free(&w);
+	read_frame(c, &f);
+	if (f.hdr.type != FRAME_ACK)
+		die("answer to HELLO is %s, not ACK",
+		    frame_type_name(f.hdr.type));
+	if (msg_ack_decode(&ack, f.payload, f.hdr.len, &err) < 0)
+		die("bad ACK: %s", err.reason);
+	if (ack.kind != MSG_ACK_HELLO)
+		die("ACK of kind %u, not HELLO", ack.kind);
+	(void)printf("HELLO acked\n");
+}
+
+/* One signed SWEEP frame of every record into w. */
+static void
+build_sweep(struct lhc *c, unsigned k, struct wbuf *w)
+{
+	struct msg_sweep h;
+	struct msg_rec *recs = calloc(c->nrecs + 1, sizeof(*recs));
+	uint64_t sweep_id = c->sweep_id + (uint64_t)k * c->interval;
+	struct wbuf p;
+
+	if (recs == NULL)
+		die("out of memory");
+	memset(&h, 0, sizeof(h));
+	h.batch = c->first_batch + k;
+	h.first_sweep = sweep_id;
+	h.start_ns = (sweep_id - c->interval) * 1000000000u;
+	h.span_us = c->interval * 1000000u;
+	h.nfs = c->nfs;
+	for (uint16_t i = 0; i < c->nfs; i++)
+		(void)snprintf(h.fs[i], MSG_FS_MAX, "%s", c->fs[i]);
+	for (size_t i = 0; i < c->nrecs; i++) {
+		recs[i].fs = fs_index(c, c->recs[i].fs);
+		recs[i].nid = c->recs[i].nid;
+		recs[i].d = c->recs[i].d;
+		recs[i].span_us = c->recs[i].span_us;
+		if (c->print_sent)
+			(void)printf("{\"sender\":\"%s\",\"sweep\":%" PRIu64
+			             ",\"batch\":%" PRIu64
+			             ",\"fs\":\"%s\",\"nid\":\"%s\","
+			             "\"read_bytes\":%" PRIu64
+			             ",\"write_bytes\":%" PRIu64
+			             ",\"read_ops\":%" PRIu64
+			             ",\"write_ops\":%" PRIu64
+			             ",\"oss_ops\":%" PRIu64
+			             ",\"mds_ops\":%" PRIu64
+			             ",\"span_us\":%" PRIu32
+			             ",\"start_ns\":%" PRIu64 "}\n",
+			    c->name, sweep_id, h.batch, c->recs[i].fs,
+			    c->recs[i].nid, recs[i].d.read_bytes,
+			    recs[i].d.write_bytes, recs[i].d.read_ops,
+			    recs[i].d.write_ops, recs[i].d.oss_ops,
+			    recs[i].d.mds_ops, recs[i].span_us, h.start_ns);
+	}
+	wbuf_init(&p, c->max_frame);
+	if (msg_sweep_encode(&p, &h, recs, c->nrecs) < 0)
+		die("cannot encode the SWEEP (bad NID or duplicate record?)");
+	if (session_send(&c->s, FRAME_SWEEP, 0, sweep_id, p.data, p.len, w) < 0)
+		die("cannot sign the SWEEP");
+	wbuf_free(&p);
+	free(recs);
+}
+
+static void
+wait_ack(struct lhc *c, uint64_t seq, uint64_t batch)
+{
+	struct session_frame f;
+	struct msg_ack ack;
+	struct lh_err err;
+
+	read_frame(c, &f);
+	if (f.hdr.type != FRAME_ACK)
+		die("answer to SWEEP is %s, not ACK",
+		    frame_type_name(f.hdr.type));
+	if (msg_ack_decode(&ack, f.payload, f.hdr.len, &err) < 0)
+		die("bad ACK: %s", err.reason);
+	if (ack.kind != MSG_ACK_SWEEP && ack.kind != MSG_ACK_DUPLICATE)
+		die("ACK of kind %u, not SWEEP", ack.kind);
+	if (ack.seq != seq || ack.batch != batch)
+		die("ACK of seq %" PRIu64 " batch %" PRIu64
+		    ", want seq %" PRIu64 " batch %" PRIu64,
+		    ack.seq, ack.batch, seq, batch);
+	(void)printf("SWEEP acked seq %" PRIu64 " batch %" PRIu64 "\n", seq,
+	    batch);
+}
+
+static void
+send_oversize(struct lhc *c)
+{
+	struct frame_hdr h;
+	uint8_t out[FRAME_HDR_LEN];
+
+	memset(&h, 0, sizeof(h));
+	h.version = FRAME_VERSION;
+	h.type = FRAME_SWEEP;
+	h.len = (uint32_t)(c->max_frame - FRAME_OVERHEAD + 1);
+	h.key_id = c->s.key_id;
+	h.sender_id = c->s.my_id;
+	h.seq = c->s.send_seq + 1;
+	h.sweep_id = c->sweep_id;
+	frame_hdr_encode(&h, out);
+	send_all(c, out, sizeof(out));
+	expect_close(c, "oversize");
+}
+
+static void
+run(struct lhc *c)
+{
+	static const char http[] = "GET / HTTP/1.1\r\nHost: lharvest\r\n\r\n";
+	struct wbuf w;
+
+	if (c->mode == LHC_GARBAGE) {
+		send_all(c, (const uint8_t *)http, sizeof(http) - 1);
+		expect_close(c, "garbage");
+	}
+	handshake(c, c->mode == LHC_WRONG_VERSION);
+	if (c->mode == LHC_IDLE_OPEN)
+		expect_close(c, "idle-open");
+	if (c->mode == LHC_OVERSIZE)
+		send_oversize(c);
+	for (unsigned k = 0; k < c->sweeps; k++) {
+		if (c->delay > 0)
+			(void)sleep(c->delay);
+		wbuf_init(&w, c->max_frame);
+		build_sweep(c, k, &w);
+		if (wbuf_status(&w) < 0)
+			die("SWEEP too big for --max-frame");
+		switch (c->mode) {
+		case LHC_BAD_MAC:
+			w.data[w.len - 1] ^= 0x01;
+			send_all(c, w.data, w.len);
+			expect_close(c, "bad-mac");
+		case LHC_HALF_FRAME:
+			send_all(c, w.data, w.len / 2);
+			(void)printf("half-frame: sent %zu of %zu bytes, "
+			             "closing\n",
+			    w.len / 2, w.len);
+			exit(0);
+		case LHC_REPLAY:
+			send_all(c, w.data, w.len);
+			wait_ack(c, c->s.send_seq, c->first_batch + k);
+			send_all(c, w.data, w.len);
+			expect_close(c, "replay");
+		default:
+			send_all(c, w.data, w.len);
+			wait_ack(c, c->s.send_seq, c->first_batch + k);
+			break;
+		}
+		wbuf_free(&w);
+	}
+	if (!c->no_bye) {
+		struct msg_bye bye;
+		struct wbuf p;
+
+		memset(&bye, 0, sizeof(bye));
+		(void)snprintf(bye.text, sizeof(bye.text), "lhclient done");
+		wbuf_init(&p, 0);
+		wbuf_init(&w, 0);
+		if (msg_bye_encode(&p, &bye) < 0 ||
+		    session_send(&c->s, FRAME_BYE, 0, 0, p.data, p.len, &w) < 0)
+			die("cannot encode the BYE");
+		send_all(c, w.data, w.len);
+		wbuf_free(&p);
+		wbuf_free(&w);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lhc c;
+	struct lh_err err;
+
+	memset(&c, 0, sizeof(c));
+	c.fd = -1;
+	parse_args(&c, argc, argv);
+	(void)setvbuf(stdout, NULL, _IOLBF, 0);
+	if (keyfile_load(c.keyfile, &c.ring, &err) < 0)
+		die("%s", err.reason);
+	if (c.records != NULL)
+		records_load(&c);
+	else
+		records_generate(&c);
+	if (c.capture != NULL) {
+		c.cap = fopen(c.capture, "wb");
+		if (c.cap == NULL)
+			die("%s: %s", c.capture, strerror(errno));
+	}
+	if (c.rcapture != NULL) {
+		c.rcap = fopen(c.rcapture, "wb");
+		if (c.rcap == NULL)
+			die("%s: %s", c.rcapture, strerror(errno));
+	}
+	c.hmac = hmac_new();
+	c.buf = malloc(c.max_frame);
+	if (c.hmac == NULL || c.buf == NULL)
+		die("out of memory");
+	if (session_init(&c.s, SESSION_CONNECTOR, &c.ring, c.hmac, c.name,
+	        c.max_frame) < 0)
+		die("cannot set up the session");
+	lhc_connect(&c);
+	run(&c);
+	if (c.cap != NULL && fclose(c.cap) != 0)
+		die("%s: %s", c.capture, strerror(errno));
+	if (c.rcap != NULL && fclose(c.rcap) != 0)
+		die("%s: %s", c.rcapture, strerror(errno));
+	(void)close(c.fd);
+	session_clear(&c.s);
+	hmac_free(c.hmac);
+	keyring_clear(&c.ring);
+	free(c.buf);
+	free(c.recs);
+	return 0;
+}
