@@ -24,7 +24,7 @@ enum lh_role {
 #define CONFIG_DEFAULT_PORT        8022
 #define CONFIG_DEFAULT_SECRET_FILE "/etc/lharvestd/secret"
 #define CONFIG_DEFAULT_STATE_DIR   "/var/lib/lharvestd"
-#define CONFIG_DEFAULT_MAX_FRAME   (16 * 1024 * 1024)
+#define CONFIG_DEFAULT_MAX_FRAME   (16L << 20)
 #define CONFIG_DEFAULT_HANDSHAKE   10
 #define CONFIG_DEFAULT_MAX_CONN    1024
 

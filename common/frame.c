@@ -44,10 +44,11 @@ frame_hdr_encode(const struct frame_hdr *h, uint8_t out[FRAME_HDR_LEN])
 }
 
 int
-frame_hdr_decode(struct frame_hdr *h, const uint8_t in[FRAME_HDR_LEN],
+frame_hdr_decode(struct frame_hdr *ret, const uint8_t in[FRAME_HDR_LEN],
     size_t max_frame, struct lh_err *err)
 {
 	uint32_t magic = wire_be32(in);
+	struct frame_hdr h;
 
 	if (magic != FRAME_MAGIC)
 		return lh_err_set(err, 0, -EBADMSG,
@@ -56,21 +57,22 @@ frame_hdr_decode(struct frame_hdr *h, const uint8_t in[FRAME_HDR_LEN],
 		return lh_err_set(err, 0, -EPROTONOSUPPORT,
 		    "protocol version %u, this side speaks %u", in[4],
 		    FRAME_VERSION);
-	h->version = in[4];
-	h->type = in[5];
-	h->flags = (uint16_t)((unsigned)in[6] << 8 | in[7]);
-	h->len = wire_be32(in + 8);
-	h->key_id = wire_be32(in + 12);
-	h->sender_id = wire_be64(in + 16);
-	h->seq = wire_be64(in + 24);
-	h->sweep_id = wire_be64(in + 32);
-	if ((h->flags & ~FRAME_F_KNOWN) != 0)
+	h.version = in[4];
+	h.type = in[5];
+	h.flags = (uint16_t)((unsigned)in[6] << 8 | in[7]);
+	h.len = wire_be32(in + 8);
+	h.key_id = wire_be32(in + 12);
+	h.sender_id = wire_be64(in + 16);
+	h.seq = wire_be64(in + 24);
+	h.sweep_id = wire_be64(in + 32);
+	if ((h.flags & ~FRAME_F_KNOWN) != 0)
 		return lh_err_set(err, 0, -EBADMSG, "unknown flags 0x%04x",
-		    h->flags);
-	if (h->len > max_frame || max_frame - h->len < FRAME_OVERHEAD)
+		    h.flags);
+	if (h.len > max_frame || max_frame - h.len < FRAME_OVERHEAD)
 		return lh_err_set(err, 0, -EMSGSIZE,
 		    "frame of %llu bytes, limit %zu",
-		    (unsigned long long)h->len + FRAME_OVERHEAD, max_frame);
+		    (unsigned long long)h.len + FRAME_OVERHEAD, max_frame);
+	*ret = h;
 	return 0;
 }
 

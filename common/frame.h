@@ -31,9 +31,9 @@ struct lh_err;
 #define FRAME_HDR_LEN     40
 #define FRAME_MAC_LEN     32
 #define FRAME_OVERHEAD    (FRAME_HDR_LEN + FRAME_MAC_LEN)
-#define FRAME_MAX_DEFAULT (16u * 1024 * 1024) /* whole frame, bytes */
-#define FRAME_MAX_LIMIT   (256u * 1024 * 1024)
-#define FRAME_MIN_MAX     4096 /* smallest max_frame allowed */
+#define FRAME_MAX_DEFAULT ((size_t)16 << 20) /* whole frame, bytes */
+#define FRAME_MAX_LIMIT   ((size_t)256 << 20)
+#define FRAME_MIN_MAX     ((size_t)4096) /* smallest max_frame allowed */
 
 /* Frames a receiver that does not know their type may skip (after their
  * MAC and sequence number are checked) instead of closing. */

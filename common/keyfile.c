@@ -152,16 +152,18 @@ keyfile_load(const char *path, struct keyring *ring, struct lh_err *err)
 		    path, (unsigned)(sb.st_mode & 07777));
 		goto out;
 	}
-	buf = malloc(KEYFILE_MAX_LEN);
+	/* One byte more than allowed, to tell "exactly full" from "too
+	 * large". */
+	buf = malloc(KEYFILE_MAX_LEN + 1);
 	if (buf == NULL) {
 		rc = lh_err_set(err, 0, -ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
-	while ((n = read(fd, buf + len, KEYFILE_MAX_LEN - len)) > 0) {
+	while ((n = read(fd, buf + len, KEYFILE_MAX_LEN + 1 - len)) > 0) {
 		len += (size_t)n;
-		if (len == KEYFILE_MAX_LEN) {
+		if (len > KEYFILE_MAX_LEN) {
 			rc = lh_err_set(err, 0, -EFBIG,
-			    "%s: larger than %d bytes", path, KEYFILE_MAX_LEN);
+			    "%s: larger than %zu bytes", path, KEYFILE_MAX_LEN);
 			goto out;
 		}
 	}
@@ -179,7 +181,7 @@ keyfile_load(const char *path, struct keyring *ring, struct lh_err *err)
 	}
 out:
 	if (buf != NULL) {
-		lh_cleanse(buf, KEYFILE_MAX_LEN);
+		lh_cleanse(buf, KEYFILE_MAX_LEN + 1);
 		free(buf);
 	}
 	(void)close(fd);

@@ -19,7 +19,7 @@ struct lh_err;
 #define KEYRING_MAX     16   /* keys in one file */
 #define KEY_MIN_LEN     16   /* bytes */
 #define KEY_MAX_LEN     1024 /* bytes */
-#define KEYFILE_MAX_LEN (64 * 1024)
+#define KEYFILE_MAX_LEN ((size_t)64 << 10)
 
 struct keyring_key {
 	uint8_t *bytes; /* owned, wiped on keyring_clear() */

@@ -345,8 +345,14 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	unsigned i;
 
 	if (np->kind == NID_KIND_STRING) {
+		char prev[sizeof(np->addr)];
+
+		memcpy(prev, np->addr, sizeof(prev));
 		if (get_name(r, np->addr, sizeof(np->addr)) < 0)
 			return BAD(err, "SWEEP: bad address");
+		/* Sorted, as the encoder writes them: a repeat is refused. */
+		if (!first && strcmp(prev, np->addr) >= 0)
+			return BAD(err, "SWEEP: text addresses out of order");
 	} else {
 		if (rbuf_get_varint(r, &gap) < 0 ||
 		    gap > (uint64_t)UINT32_MAX - np->num ||
@@ -368,6 +374,15 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 		return BAD(err, "SWEEP: bad span");
 	if (nid_format(np, nid, NID_STR_MAX) < 0)
 		return BAD(err, "SWEEP: NID too long");
+	/* One NID has one encoding: a text address that reads as IPv4 or a
+	 * number would be a second way to send the same client. */
+	if (np->kind == NID_KIND_STRING) {
+		struct nid_parts chk;
+
+		if (nid_split(nid, &chk) < 0 || chk.kind != NID_KIND_STRING)
+			return BAD(err,
+			    "SWEEP: text address in canonical form");
+	}
 	rec->nid = nid;
 	rec->d.read_bytes = v[0];
 	rec->d.write_bytes = v[1];
@@ -405,10 +420,15 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 	}
 	if (rbuf_get_varint(&r, &ngroups) < 0 || ngroups > r.len)
 		return BAD(err, "SWEEP: bad group count");
+	char prev_net[NID_NET_MAX] = "";
+	uint64_t prev_fs = 0;
+	uint8_t prev_kind = 0;
+
 	for (g = 0; g < ngroups; g++) {
 		struct nid_parts np;
 		uint64_t fs, nrec, k;
 		uint8_t kind;
+		int order;
 
 		memset(&np, 0, sizeof(np));
 		if (rbuf_get_varint(&r, &fs) < 0 || fs >= h->nfs ||
@@ -417,6 +437,18 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		    kind > NID_KIND_NUM || rbuf_get_varint(&r, &nrec) < 0 ||
 		    nrec == 0 || nrec > r.len / 2)
 			return BAD(err, "SWEEP: bad group");
+		/* Groups in increasing (filesystem, network, kind) order, as
+		 * the encoder sorts them, so that no (fs, NID) repeats. */
+		order = fs != prev_fs ? (fs < prev_fs ? -1 : 1) :
+		                        strcmp(np.net, prev_net);
+		if (order == 0)
+			order =
+			    kind == prev_kind ? 0 : (kind < prev_kind ? -1 : 1);
+		if (g > 0 && order <= 0)
+			return BAD(err, "SWEEP: groups out of order");
+		prev_fs = fs;
+		prev_kind = kind;
+		memcpy(prev_net, np.net, sizeof(prev_net));
 		np.kind = (enum nid_kind)kind;
 		for (k = 0; k < nrec; k++) {
 			struct msg_rec rec;

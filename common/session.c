@@ -38,12 +38,13 @@ void
 session_clear(struct session *s)
 {
 	lh_cleanse(s->skey, sizeof(s->skey));
+	lh_cleanse(s->skey_l2c, sizeof(s->skey_l2c));
 	free(s->hello);
 	s->hello = NULL;
 	s->state = SESSION_CLOSED;
 }
 
-/* session key = HMAC(K, label || nonce_L || nonce_C) */
+/* One key per direction: HMAC(K, label || nonce_L || nonce_C). */
 static int
 derive_skey(struct session *s, const struct keyring_key *k)
 {
@@ -52,8 +53,14 @@ derive_skey(struct session *s, const struct keyring_key *k)
 	    {s->nonce_l, MSG_NONCE_LEN},
 	    {s->nonce_c, MSG_NONCE_LEN},
 	};
+	int rc;
 
-	return hmac_sha256(s->hmac, k->bytes, k->len, parts, 3, s->skey);
+	rc = hmac_sha256(s->hmac, k->bytes, k->len, parts, 3, s->skey);
+	if (rc < 0)
+		return rc;
+	parts[0] = (struct hmac_part){SESSION_LABEL_LISTEN,
+	    sizeof(SESSION_LABEL_LISTEN) - 1};
+	return hmac_sha256(s->hmac, k->bytes, k->len, parts, 3, s->skey_l2c);
 }
 
 /* Append header, payload and MAC.  prefix (the listener's nonce) goes
@@ -153,7 +160,8 @@ session_send(struct session *s, uint8_t type, uint16_t flags, uint64_t sweep_id,
 	if (s->state != SESSION_OPEN || type == FRAME_CHALLENGE ||
 	    type == FRAME_HELLO || (flags & ~FRAME_F_KNOWN) != 0)
 		return -EINVAL;
-	return put_frame(s, type, flags, sweep_id, s->skey, sizeof(s->skey),
+	return put_frame(s, type, flags, sweep_id,
+	    s->role == SESSION_LISTENER ? s->skey_l2c : s->skey, HMAC_LEN,
 	    s->key_id, NULL, payload, len, w);
 }
 
@@ -282,7 +290,8 @@ input_session_frame(struct session *s, const struct frame_hdr *h,
 	if (h->key_id != s->key_id)
 		return lh_err_set(err, 0, -EACCES,
 		    "key id %08x, the session uses %08x", h->key_id, s->key_id);
-	rc = check_mac(s, s->skey, sizeof(s->skey), NULL, f, total, err);
+	rc = check_mac(s, s->role == SESSION_LISTENER ? s->skey : s->skey_l2c,
+	    HMAC_LEN, NULL, f, total, err);
 	if (rc < 0)
 		return rc;
 	if (h->sender_id != s->peer_id)

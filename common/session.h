@@ -12,10 +12,14 @@
  *   ACK(HELLO) --------------------->             MAC: session key
  *              <---------------------- SWEEP ...  MAC: session key
  *
- * session key = HMAC-SHA256(K, "lharvestd session v1" || nonce_L || nonce_C)
- * where K is the key the HELLO was signed with (identified by its key id,
- * so either side may sign with any key of the shared key file).  Sequence
- * numbers start at 1 in each direction and grow by exactly 1 per frame.
+ * session keys, one per direction, so that no frame can be reflected back
+ * to its sender:
+ *   connector -> listener: HMAC-SHA256(K, "lharvestd session v1" || nonce_L ||
+ * nonce_C) listener -> connector: HMAC-SHA256(K, "lharvestd session v1
+ * listener" || nonce_L || nonce_C) where K is the key the HELLO was signed with
+ * (identified by its key id, so either side may sign with any key of the shared
+ * key file).  Sequence numbers start at 1 in each direction and grow by exactly
+ * 1 per frame.
  *
  * The connector trusts the listener only once the ACK of its HELLO
  * verifies with the session key.  A CHALLENGE signed with a key the
@@ -38,7 +42,8 @@ struct keyring;
 struct wbuf;
 struct lh_err;
 
-#define SESSION_LABEL "lharvestd session v1"
+#define SESSION_LABEL        "lharvestd session v1"
+#define SESSION_LABEL_LISTEN "lharvestd session v1 listener"
 
 enum session_role {
 	SESSION_LISTENER,
@@ -66,10 +71,11 @@ struct session {
 	uint32_t key_id;  /* key of the handshake */
 	uint8_t nonce_l[MSG_NONCE_LEN];
 	uint8_t nonce_c[MSG_NONCE_LEN];
-	uint8_t skey[HMAC_LEN]; /* session key, once OPEN or HELLO sent */
-	uint64_t send_seq;      /* last sent */
-	uint64_t recv_seq;      /* last received */
-	uint64_t hello_seq;     /* connector: seq of its HELLO */
+	uint8_t skey[HMAC_LEN];         /* signs connector -> listener frames */
+	uint8_t skey_l2c[HMAC_LEN];     /* signs listener -> connector frames */
+	uint64_t send_seq;              /* last sent */
+	uint64_t recv_seq;              /* last received */
+	uint64_t hello_seq;             /* connector: seq of its HELLO */
 	struct msg_challenge challenge; /* what the peer (listener) said */
 	bool challenge_unverified;      /* signed with a key we do not hold */
 	struct msg_hello *hello;        /* listener: the peer's HELLO, owned */

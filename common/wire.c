@@ -14,6 +14,7 @@ wbuf_init(struct wbuf *w, size_t max)
 	w->cap = 0;
 	w->max = max;
 	w->failed = false;
+	w->error = 0;
 }
 
 void
@@ -28,6 +29,17 @@ wbuf_reset(struct wbuf *w)
 {
 	w->len = 0;
 	w->failed = false;
+	w->error = 0;
+}
+
+static int
+wbuf_fail(struct wbuf *w, int error)
+{
+	if (!w->failed) {
+		w->failed = true;
+		w->error = error;
+	}
+	return w->error;
 }
 
 static int
@@ -37,11 +49,9 @@ wbuf_reserve(struct wbuf *w, size_t n)
 	size_t cap;
 
 	if (w->failed)
-		return -EMSGSIZE;
-	if (n > SIZE_MAX - w->len || (w->max != 0 && w->len + n > w->max)) {
-		w->failed = true;
-		return -EMSGSIZE;
-	}
+		return w->error;
+	if (n > SIZE_MAX - w->len || (w->max != 0 && w->len + n > w->max))
+		return wbuf_fail(w, -EMSGSIZE);
 	if (w->len + n <= w->cap)
 		return 0;
 	cap = w->cap == 0 ? 256 : w->cap;
@@ -50,10 +60,8 @@ wbuf_reserve(struct wbuf *w, size_t n)
 	if (w->max != 0 && cap > w->max)
 		cap = w->max;
 	d = realloc(w->data, cap);
-	if (d == NULL) {
-		w->failed = true;
-		return -ENOMEM;
-	}
+	if (d == NULL)
+		return wbuf_fail(w, -ENOMEM);
 	w->data = d;
 	w->cap = cap;
 	return 0;
@@ -138,10 +146,8 @@ wbuf_put_str8(struct wbuf *w, const char *s)
 	size_t n = strlen(s);
 	int rc;
 
-	if (n > 255) {
-		w->failed = true;
-		return -EMSGSIZE;
-	}
+	if (n > 255)
+		return wbuf_fail(w, -EMSGSIZE);
 	rc = wbuf_put_u8(w, (uint8_t)n);
 	return rc < 0 ? rc : wbuf_put(w, s, n);
 }
@@ -161,7 +167,7 @@ wbuf_patch_be32(struct wbuf *w, size_t off, uint32_t v)
 int
 wbuf_status(const struct wbuf *w)
 {
-	return w->failed ? -EMSGSIZE : 0;
+	return w->failed ? w->error : 0;
 }
 
 void

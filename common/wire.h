@@ -19,6 +19,7 @@ struct wbuf {
 	size_t cap;
 	size_t max;  /* writes past this fail (-EMSGSIZE); 0 = no limit */
 	bool failed; /* a write failed: the buffer is unusable */
+	int error;   /* the first failure: -ENOMEM or -EMSGSIZE */
 };
 
 struct rbuf {

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Writes the seed corpora of the protocol fuzz targets into
+ * DIR/<target>/ (DIR is normally tests/fuzz/corpus).  Built only on
+ * request: `cmake --build build --target gen_seeds`, then
+ * `build/tests/gen_seeds tests/fuzz/corpus`.  The output is
+ * deterministic (fixed nonces and keys), so re-running it changes
+ * nothing unless the wire format did.
+ */
+#include <sys/stat.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "frame.h"
+#include "hmac.h"
+#include "keyfile.h"
+#include "msg.h"
+#include "session.h"
+#include "wire.h"
+
+/* Keep in step with fuzz_frame.c. */
+#define FZ_KEYS      "fuzz-shared-secret-0123456789\nfuzz-second-key-abcdefghijkl\n"
+#define FZ_LISTENER  "agg-fuzz"
+#define FZ_MAX_FRAME 65536u
+
+static const char *outdir;
+
+static void
+die(const char *what)
+{
+	(void)fprintf(stderr, "gen_seeds: %s\n", what);
+	exit(1);
+}
+
+static void
+put_file(const char *target, const char *name, const void *p, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", outdir, target);
+	(void)mkdir(path, 0755);
+	(void)snprintf(path, sizeof(path), "%s/%s/%s", outdir, target, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+		die(path);
+}
+
+static void
+put_wbuf(const char *target, const char *name, struct wbuf *w)
+{
+	if (wbuf_status(w) != 0)
+		die(name);
+	put_file(target, name, w->data, w->len);
+	wbuf_reset(w);
+}
+
+static void
+fill_hello(struct msg_hello *h, int full)
+{
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < MSG_NONCE_LEN; i++)
+		h->nonce[i] = (uint8_t)(i * 5 + 3);
+	h->role = MSG_ROLE_GATHERER;
+	(void)snprintf(h->software, sizeof(h->software), "lharvestd 0.1.0");
+	h->time_ns = 1718000000500000000ull;
+	h->interval = 10;
+	h->caps = MSG_CAP_SWEEP;
+	(void)snprintf(h->name, sizeof(h->name), "oss-fuzz");
+	if (!full)
+		return;
+	h->nfs = 2;
+	(void)snprintf(h->fs[0], MSG_FS_MAX, "scratch");
+	(void)snprintf(h->fs[1], MSG_FS_MAX, "home");
+	h->ntargets = 3;
+	(void)snprintf(h->targets[0].name, MSG_TARGET_MAX, "scratch-OST0000");
+	(void)snprintf(h->targets[1].name, MSG_TARGET_MAX, "scratch-MDT0000");
+	(void)snprintf(h->targets[2].name, MSG_TARGET_MAX, "home-OST0001");
+	h->targets[2].fs = 1;
+}
+
+static const char *const mixed_nids[] = {"10.1.2.3@o2ib", "10.1.2.4@o2ib",
+    "10.1.2.9@o2ib", "10.2.0.1@o2ib2", "192.168.0.4@tcp102", "27@gni", "28@gni",
+    "2001:db8:10::17@tcp", "010.1.2.3@o2ib", "0@lo"};
+#define NMIXED (sizeof(mixed_nids) / sizeof(mixed_nids[0]))
+
+/* A SWEEP payload of n records (n <= NMIXED, or n clients on o2ib). */
+static void
+make_sweep(struct wbuf *w, size_t n, int mixed)
+{
+	static char nids[256][24];
+	struct msg_rec recs[256];
+	struct msg_sweep h;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.batch = 3;
+	h.first_sweep = 1718000000;
+	h.start_ns = 1717999990000000000ull;
+	h.span_us = 10000000;
+	h.nfs = 2;
+	(void)snprintf(h.fs[0], MSG_FS_MAX, "scratch");
+	(void)snprintf(h.fs[1], MSG_FS_MAX, "home");
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < n; i++) {
+		if (mixed) {
+			recs[i].nid = mixed_nids[i];
+		} else {
+			(void)snprintf(nids[i], sizeof(nids[i]),
+			    "10.1.%u.%u@o2ib", (unsigned)(i / 200),
+			    (unsigned)(i % 200 + 1));
+			recs[i].nid = nids[i];
+		}
+		recs[i].fs = (uint16_t)(mixed && i % 3 == 2 ? 1 : 0);
+		recs[i].d.read_bytes = 1000003 * (i % 7);
+		recs[i].d.write_bytes = 4096 * i;
+		recs[i].d.read_ops = i % 5;
+		recs[i].d.write_ops = i;
+		recs[i].d.oss_ops = 1000 + i;
+		recs[i].d.mds_ops = i % 2 == 0 ? 0 : UINT64_MAX - i;
+		recs[i].span_us = i == 1 ? 9000000 : h.span_us;
+	}
+	if (msg_sweep_encode(w, &h, recs, n) != 0)
+		die("sweep");
+}
+
+/* A whole connection as the listener of fuzz_frame.c sees it. */
+static void
+make_frames(struct hmac_ctx *hm, const struct keyring *ring)
+{
+	struct session l, c;
+	struct msg_challenge ch;
+	struct msg_hello *h = malloc(sizeof(*h));
+	struct session_frame f;
+	struct wbuf w, pl, conn;
+	struct lh_err err;
+	size_t need, i;
+
+	if (h == NULL)
+		die("oom");
+	memset(&ch, 0, sizeof(ch));
+	for (i = 0; i < MSG_NONCE_LEN; i++)
+		ch.nonce[i] = (uint8_t)(i * 13 + 7);
+	ch.time_ns = 1718000000000000000ull;
+	ch.caps = MSG_CAP_SWEEP;
+	ch.role = MSG_ROLE_AGGREGATOR;
+	(void)snprintf(ch.name, sizeof(ch.name), FZ_LISTENER);
+	wbuf_init(&w, 0);
+	wbuf_init(&pl, 0);
+	wbuf_init(&conn, 0);
+	if (session_init(&l, SESSION_LISTENER, ring, hm, FZ_LISTENER,
+	        FZ_MAX_FRAME) != 0 ||
+	    session_init(&c, SESSION_CONNECTOR, ring, hm, "oss-fuzz",
+	        FZ_MAX_FRAME) != 0 ||
+	    session_challenge(&l, &ch, &w) != 0 ||
+	    session_input(&c, w.data, w.len, &f, &need, &err) <= 0)
+		die("challenge");
+	wbuf_reset(&w);
+	fill_hello(h, 1);
+	if (session_hello(&c, h, &conn) != 0 ||
+	    session_input(&l, conn.data, conn.len, &f, &need, &err) <= 0)
+		die("hello");
+	put_file("frame", "seed-hello", conn.data, conn.len);
+	{
+		struct msg_ack a = {MSG_ACK_HELLO, f.hdr.seq, 0, 1};
+
+		if (msg_ack_encode(&pl, &a) != 0 ||
+		    session_send(&l, FRAME_ACK, 0, 0, pl.data, pl.len, &w) !=
+		        0 ||
+		    session_input(&c, w.data, w.len, &f, &need, &err) <= 0)
+			die("ack");
+		wbuf_reset(&pl);
+		wbuf_reset(&w);
+	}
+	/* Two SWEEPs, an ACK, a later ignorable type, a BYE. */
+	make_sweep(&pl, NMIXED, 1);
+	(void)session_send(&c, FRAME_SWEEP, 0, 1718000000, pl.data, pl.len,
+	    &conn);
+	wbuf_reset(&pl);
+	make_sweep(&pl, 0, 0);
+	(void)session_send(&c, FRAME_SWEEP, 0, 1718000010, pl.data, pl.len,
+	    &conn);
+	wbuf_reset(&pl);
+	{
+		struct msg_ack a = {MSG_ACK_SWEEP, 7, 2, 3};
+
+		(void)msg_ack_encode(&pl, &a);
+		(void)session_send(&c, FRAME_ACK, 0, 0, pl.data, pl.len, &conn);
+		wbuf_reset(&pl);
+	}
+	(void)session_send(&c, 42, FRAME_F_IGNORABLE, 0,
+	    (const uint8_t *)"later", 5, &conn);
+	{
+		struct msg_bye b = {0, "shutting down"};
+
+		(void)msg_bye_encode(&pl, &b);
+		(void)session_send(&c, FRAME_BYE, 0, 0, pl.data, pl.len, &conn);
+		wbuf_reset(&pl);
+	}
+	put_wbuf("frame", "seed-session", &conn);
+	session_clear(&l);
+	session_clear(&c);
+	wbuf_free(&w);
+	wbuf_free(&pl);
+	wbuf_free(&conn);
+	free(h);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct hmac_ctx *hm = hmac_new();
+	struct keyring ring;
+	struct msg_hello *h = malloc(sizeof(*h));
+	struct wbuf w;
+
+	if (argc != 2)
+		die("usage: gen_seeds DIR");
+	outdir = argv[1];
+	memset(&ring, 0, sizeof(ring));
+	if (hm == NULL || h == NULL ||
+	    keyring_parse(&ring, FZ_KEYS, strlen(FZ_KEYS), NULL) != 0)
+		die("setup");
+	wbuf_init(&w, 0);
+
+	{
+		struct msg_challenge c;
+		size_t i;
+
+		memset(&c, 0, sizeof(c));
+		for (i = 0; i < MSG_NONCE_LEN; i++)
+			c.nonce[i] = (uint8_t)i;
+		c.time_ns = 1718000000000000000ull;
+		c.caps = MSG_CAP_SWEEP;
+		c.role = MSG_ROLE_AGGREGATOR;
+		(void)snprintf(c.name, sizeof(c.name), "head1.example.org");
+		(void)msg_challenge_encode(&w, &c);
+		put_wbuf("challenge", "seed-challenge", &w);
+	}
+
+	fill_hello(h, 1);
+	(void)msg_hello_encode(&w, h);
+	put_wbuf("hello", "seed-hello", &w);
+	fill_hello(h, 0);
+	(void)msg_hello_encode(&w, h);
+	put_wbuf("hello", "seed-hello-empty", &w);
+
+	{
+		struct msg_ack a1 = {MSG_ACK_HELLO, 1, 0,
+		    1718000000000000000ull};
+		struct msg_ack a2 = {MSG_ACK_DUPLICATE, 12345, 678, 1};
+
+		(void)msg_ack_encode(&w, &a1);
+		put_wbuf("ack", "seed-ack-hello", &w);
+		(void)msg_ack_encode(&w, &a2);
+		put_wbuf("ack", "seed-ack-duplicate", &w);
+	}
+	{
+		struct msg_bye b1 = {0, ""};
+		struct msg_bye b2 = {2, "protocol error: bad MAC"};
+
+		(void)msg_bye_encode(&w, &b1);
+		put_wbuf("bye", "seed-bye-empty", &w);
+		(void)msg_bye_encode(&w, &b2);
+		put_wbuf("bye", "seed-bye-text", &w);
+	}
+
+	make_sweep(&w, NMIXED, 1);
+	put_wbuf("sweep", "seed-sweep-mixed", &w);
+	make_sweep(&w, 0, 0);
+	put_wbuf("sweep", "seed-sweep-empty", &w);
+	make_sweep(&w, 256, 0);
+	put_wbuf("sweep", "seed-sweep-256", &w);
+
+	{
+		static const char k1[] = "# lharvestd key\n"
+		                         "fuzz-shared-secret-0123456789\n";
+		static const char k2[] = "  new-key-2024-rotation \r\n\n"
+		                         "# old one\nold-key-2019-original\n";
+		static const char k3[] = "short\n";
+
+		put_file("keyring", "seed-one", k1, sizeof(k1) - 1);
+		put_file("keyring", "seed-two", k2, sizeof(k2) - 1);
+		put_file("keyring", "seed-short", k3, sizeof(k3) - 1);
+	}
+	{
+		static const char *const nids[] = {"10.1.2.3@o2ib", "0@lo",
+		    "27@gni", "192.168.0.4@tcp102", "2001:db8:10::17@tcp",
+		    "010.1.2.3@o2ib", "4294967296@gni", "weird<x>@<1:2>"};
+		size_t i;
+
+		for (i = 0; i < sizeof(nids) / sizeof(nids[0]); i++) {
+			char name[32];
+
+			(void)snprintf(name, sizeof(name), "seed-%zu", i);
+			put_file("nid", name, nids[i], strlen(nids[i]));
+		}
+	}
+
+	make_frames(hm, &ring);
+	wbuf_free(&w);
+	keyring_clear(&ring);
+	hmac_free(hm);
+	free(h);
+	return 0;
+}

@@ -1,0 +1,847 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The payload codecs: every message type through encode and decode, every
+ * truncation and trailing byte refused, the SWEEP encoder's own checks,
+ * and the size of a SWEEP for a 10,000-client cluster (the number the
+ * wire format was designed for: under 24 bytes per record).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "iocount.h"
+#include "msg.h"
+#include "testutil.h"
+#include "wire.h"
+
+/* ---- helpers ------------------------------------------------------ */
+
+/* Every proper prefix of p, and p plus one trailing byte, must be refused
+ * with -EBADMSG and a reason.  Each input is copied into a buffer of
+ * exactly its size so that ASan sees any read past the end. */
+static void
+assert_strict(const char *what, const uint8_t *p, size_t n,
+    int (*decode)(const uint8_t *p, size_t n, struct lh_err *err))
+{
+	struct lh_err err;
+	uint8_t *buf;
+	size_t cut;
+	int rc;
+
+	for (cut = 0; cut < n; cut++) {
+		buf = malloc(cut > 0 ? cut : 1);
+		ck_assert_ptr_nonnull(buf);
+		memcpy(buf, p, cut);
+		lh_err_clear(&err);
+		rc = decode(buf, cut, (cut & 1) != 0 ? &err : NULL);
+		ck_assert_msg(rc == -EBADMSG,
+		    "%s cut to %zu of %zu bytes: %d, expected -EBADMSG", what,
+		    cut, n, rc);
+		if ((cut & 1) != 0)
+			ck_assert_msg(err.reason[0] != '\0',
+			    "%s cut to %zu bytes: no reason", what, cut);
+		free(buf);
+	}
+	buf = malloc(n + 1);
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	lh_err_clear(&err);
+	rc = decode(buf, n + 1, &err);
+	ck_assert_msg(rc == -EBADMSG, "%s with a trailing byte: %d", what, rc);
+	ck_assert_msg(err.reason[0] != '\0', "%s trailing: no reason", what);
+	free(buf);
+}
+
+/* ---- CHALLENGE ---------------------------------------------------- */
+
+static void
+fill_challenge(struct msg_challenge *c, const char *name)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < MSG_NONCE_LEN; i++)
+		c->nonce[i] = (uint8_t)(0xa0 + i);
+	c->time_ns = 1718000000123456789ull;
+	c->caps = MSG_CAP_SWEEP | 0x8000000000000000ull;
+	c->role = MSG_ROLE_AGGREGATOR;
+	(void)snprintf(c->name, sizeof(c->name), "%s", name);
+}
+
+static void
+assert_challenge_eq(const struct msg_challenge *a,
+    const struct msg_challenge *b)
+{
+	ck_assert(memcmp(a->nonce, b->nonce, MSG_NONCE_LEN) == 0);
+	ck_assert_uint_eq(a->time_ns, b->time_ns);
+	ck_assert_uint_eq(a->caps, b->caps);
+	ck_assert_uint_eq(a->role, b->role);
+	ck_assert_str_eq(a->name, b->name);
+}
+
+static int
+challenge_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
+{
+	struct msg_challenge m;
+
+	return msg_challenge_decode(&m, p, n, err);
+}
+
+START_TEST(challenge)
+{
+	static const char *const names[] = {"head1",
+	    "a-name-of-exactly-63-bytes.example.org.xxxxxxxxxxxxxxxxxxxxxxxx"};
+	struct msg_challenge c, d;
+	struct lh_err err;
+	struct wbuf w;
+
+	ck_assert_uint_eq(strlen(names[1]), MSG_NAME_MAX - 1);
+	fill_challenge(&c, names[_i]);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_challenge_encode(&w, &c), 0);
+	memset(&d, 0x5a, sizeof(d));
+	lh_err_clear(&err);
+	ck_assert_msg(msg_challenge_decode(&d, w.data, w.len, &err) == 0, "%s",
+	    err.reason);
+	assert_challenge_eq(&c, &d);
+	assert_strict("CHALLENGE", w.data, w.len, challenge_decode_any);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* ---- HELLO -------------------------------------------------------- */
+
+static void
+fill_hello(struct msg_hello *h, bool full)
+{
+	static const char *const fss[] = {"scratch", "home", "proj"};
+	static const char *const tgts[] = {"scratch-OST0000", "scratch-OST0001",
+	    "scratch-MDT0000", "home-OST000a", "proj-MDT0003"};
+	static const uint16_t tgt_fs[] = {0, 0, 0, 1, 2};
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < MSG_NONCE_LEN; i++)
+		h->nonce[i] = (uint8_t)(0x10 + 3 * i);
+	h->role = MSG_ROLE_GATHERER;
+	(void)snprintf(h->software, sizeof(h->software), "lharvestd 0.1.0");
+	h->time_ns = 1718000001000000000ull;
+	h->interval = 10;
+	h->caps = MSG_CAP_SWEEP;
+	(void)snprintf(h->name, sizeof(h->name), "oss1.example.org");
+	if (!full) {
+		h->nfs = 3;
+		for (i = 0; i < h->nfs; i++)
+			(void)snprintf(h->fs[i], MSG_FS_MAX, "%s", fss[i]);
+		h->ntargets = 5;
+		for (i = 0; i < h->ntargets; i++) {
+			(void)snprintf(h->targets[i].name, MSG_TARGET_MAX, "%s",
+			    tgts[i]);
+			h->targets[i].fs = tgt_fs[i];
+		}
+		return;
+	}
+	/* Every limit at once. */
+	h->interval = UINT32_MAX;
+	h->time_ns = UINT64_MAX;
+	h->caps = UINT64_MAX;
+	memset(h->software, 's', MSG_SOFTWARE_MAX - 1);
+	memset(h->name, 'n', MSG_NAME_MAX - 1);
+	h->nfs = MSG_HELLO_FS_MAX;
+	for (i = 0; i < h->nfs; i++)
+		(void)snprintf(h->fs[i], MSG_FS_MAX, "fs%02u-%09u",
+		    (unsigned)(i % 100), (unsigned)i);
+	h->ntargets = MSG_HELLO_TGT_MAX;
+	for (i = 0; i < h->ntargets; i++) {
+		memset(h->targets[i].name, 't', MSG_TARGET_MAX - 1);
+		(void)snprintf(h->targets[i].name, 16, "fs%02u-OST%04x",
+		    (unsigned)(i % MSG_HELLO_FS_MAX), (unsigned)(i & 0xffff));
+		h->targets[i].name[strlen(h->targets[i].name)] = 't';
+		h->targets[i].fs = (uint16_t)(i % MSG_HELLO_FS_MAX);
+	}
+}
+
+static void
+assert_hello_eq(const struct msg_hello *a, const struct msg_hello *b)
+{
+	size_t i;
+
+	ck_assert(memcmp(a->nonce, b->nonce, MSG_NONCE_LEN) == 0);
+	ck_assert_uint_eq(a->role, b->role);
+	ck_assert_str_eq(a->software, b->software);
+	ck_assert_uint_eq(a->time_ns, b->time_ns);
+	ck_assert_uint_eq(a->interval, b->interval);
+	ck_assert_uint_eq(a->caps, b->caps);
+	ck_assert_str_eq(a->name, b->name);
+	ck_assert_uint_eq(a->nfs, b->nfs);
+	for (i = 0; i < a->nfs; i++)
+		ck_assert_str_eq(a->fs[i], b->fs[i]);
+	ck_assert_uint_eq(a->ntargets, b->ntargets);
+	for (i = 0; i < a->ntargets; i++) {
+		ck_assert_str_eq(a->targets[i].name, b->targets[i].name);
+		ck_assert_uint_eq(a->targets[i].fs, b->targets[i].fs);
+	}
+}
+
+static int
+hello_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
+{
+	static struct msg_hello m;
+
+	return msg_hello_decode(&m, p, n, err);
+}
+
+START_TEST(hello)
+{
+	struct msg_hello *h = malloc(sizeof(*h)), *d = malloc(sizeof(*d));
+	struct lh_err err;
+	struct wbuf w;
+
+	ck_assert(h != NULL && d != NULL);
+	fill_hello(h, _i == 1);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_hello_encode(&w, h), 0);
+	memset(d, 0x5a, sizeof(*d));
+	lh_err_clear(&err);
+	ck_assert_msg(msg_hello_decode(d, w.data, w.len, &err) == 0, "%s",
+	    err.reason);
+	assert_hello_eq(h, d);
+	if (_i == 0) /* the full one: too many prefixes to try them all */
+		assert_strict("HELLO", w.data, w.len, hello_decode_any);
+	else
+		(void)printf("HELLO with every limit: %zu bytes\n", w.len);
+	wbuf_free(&w);
+	free(h);
+	free(d);
+}
+END_TEST
+
+/* No filesystem or target at all is a valid HELLO (a server that has
+ * none mounted yet). */
+START_TEST(hello_empty)
+{
+	struct msg_hello *h = malloc(sizeof(*h)), *d = malloc(sizeof(*d));
+	struct wbuf w;
+
+	ck_assert(h != NULL && d != NULL);
+	fill_hello(h, false);
+	h->nfs = 0;
+	h->ntargets = 0;
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_hello_encode(&w, h), 0);
+	ck_assert_int_eq(msg_hello_decode(d, w.data, w.len, NULL), 0);
+	assert_hello_eq(h, d);
+	assert_strict("empty HELLO", w.data, w.len, hello_decode_any);
+	wbuf_free(&w);
+	free(h);
+	free(d);
+}
+END_TEST
+
+/* Names a peer sends end up in log lines: control characters (a forged
+ * second line) are refused everywhere, blanks in names too; free text
+ * (software, BYE) may have blanks. */
+struct text_case {
+	const char *what;
+	int field; /* 0 name, 1 fs, 2 target, 3 software */
+	const char *value;
+	bool ok;
+};
+
+static const struct text_case text_cases[] = {
+    {"name with newline", 0, "oss1\nfake log line", false},
+    {"name with blank", 0, "oss 1", false},
+    {"name with DEL", 0, "oss\x7f", false},
+    {"name with high byte", 0, "oss\xc3\xa9", false},
+    {"fs with newline", 1, "scr\natch", false},
+    {"fs with tab", 1, "scr\tatch", false},
+    {"target with newline", 2, "scratch-OST0000\n", false},
+    {"target with escape", 2, "\x1b[31mscratch-OST0000", false},
+    {"software with newline", 3, "lharvestd\n0.1", false},
+    {"software with blank", 3, "lharvestd 0.1.0", true},
+    {"plain name", 0, "oss-1.example.org", true},
+};
+
+START_TEST(hello_text)
+{
+	const struct text_case *c = &text_cases[_i];
+	struct msg_hello *h = malloc(sizeof(*h)), *d = malloc(sizeof(*d));
+	struct lh_err err;
+	struct wbuf w;
+	char *dst;
+	size_t size;
+
+	ck_assert(h != NULL && d != NULL);
+	fill_hello(h, false);
+	switch (c->field) {
+	case 0:
+		dst = h->name;
+		size = sizeof(h->name);
+		break;
+	case 1:
+		dst = h->fs[1];
+		size = sizeof(h->fs[1]);
+		break;
+	case 2:
+		dst = h->targets[2].name;
+		size = sizeof(h->targets[2].name);
+		break;
+	default:
+		dst = h->software;
+		size = sizeof(h->software);
+		break;
+	}
+	(void)snprintf(dst, size, "%s", c->value);
+	wbuf_init(&w, 0);
+	/* The encoder may refuse it already; if not, the decoder must. */
+	if (msg_hello_encode(&w, h) == 0) {
+		lh_err_clear(&err);
+		if (c->ok) {
+			ck_assert_msg(msg_hello_decode(d, w.data, w.len,
+			                  &err) == 0,
+			    "%s: %s", c->what, err.reason);
+			assert_hello_eq(h, d);
+		} else {
+			ck_assert_msg(msg_hello_decode(d, w.data, w.len,
+			                  &err) == -EBADMSG,
+			    "%s: accepted", c->what);
+		}
+	} else {
+		ck_assert_msg(!c->ok, "%s: not encoded", c->what);
+	}
+	wbuf_free(&w);
+	free(h);
+	free(d);
+}
+END_TEST
+
+START_TEST(bye_text)
+{
+	struct msg_bye b, d;
+	struct wbuf w;
+
+	memset(&b, 0, sizeof(b));
+	(void)snprintf(b.text, sizeof(b.text), "bad MAC\nfake log line");
+	wbuf_init(&w, 0);
+	if (msg_bye_encode(&w, &b) == 0)
+		ck_assert_int_eq(msg_bye_decode(&d, w.data, w.len, NULL),
+		    -EBADMSG);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* ---- ACK, BYE ----------------------------------------------------- */
+
+static const struct msg_ack acks[] = {
+    {MSG_ACK_HELLO, 1, 0, 1718000000000000000ull},
+    {MSG_ACK_SWEEP, 2, 1, 1},
+    {MSG_ACK_DUPLICATE, UINT64_MAX, UINT64_MAX, UINT64_MAX},
+    {MSG_ACK_SWEEP, 0, 0, 0},
+};
+
+static int
+ack_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
+{
+	struct msg_ack m;
+
+	return msg_ack_decode(&m, p, n, err);
+}
+
+START_TEST(ack)
+{
+	const struct msg_ack *a = &acks[_i];
+	struct msg_ack d;
+	struct lh_err err;
+	struct wbuf w;
+
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_ack_encode(&w, a), 0);
+	memset(&d, 0x5a, sizeof(d));
+	lh_err_clear(&err);
+	ck_assert_msg(msg_ack_decode(&d, w.data, w.len, &err) == 0, "%s",
+	    err.reason);
+	ck_assert_uint_eq(d.kind, a->kind);
+	ck_assert_uint_eq(d.seq, a->seq);
+	ck_assert_uint_eq(d.batch, a->batch);
+	ck_assert_uint_eq(d.time_ns, a->time_ns);
+	assert_strict("ACK", w.data, w.len, ack_decode_any);
+	wbuf_free(&w);
+}
+END_TEST
+
+static int
+bye_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
+{
+	struct msg_bye m;
+
+	return msg_bye_decode(&m, p, n, err);
+}
+
+START_TEST(bye)
+{
+	struct msg_bye b, d;
+	struct lh_err err;
+	struct wbuf w;
+
+	memset(&b, 0, sizeof(b));
+	b.reason = (uint8_t)_i;
+	if (_i == 1)
+		(void)snprintf(b.text, sizeof(b.text), "reloading");
+	if (_i == 2)
+		memset(b.text, 'x', MSG_BYE_TEXT_MAX - 1);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_bye_encode(&w, &b), 0);
+	memset(&d, 0x5a, sizeof(d));
+	lh_err_clear(&err);
+	ck_assert_msg(msg_bye_decode(&d, w.data, w.len, &err) == 0, "%s",
+	    err.reason);
+	ck_assert_uint_eq(d.reason, b.reason);
+	ck_assert_str_eq(d.text, b.text);
+	assert_strict("BYE", w.data, w.len, bye_decode_any);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* ---- SWEEP -------------------------------------------------------- */
+
+struct got_rec {
+	uint16_t fs;
+	char nid[NID_STR_MAX];
+	struct iocount d;
+	uint32_t span_us;
+};
+
+struct got {
+	size_t n, cap;
+	struct got_rec *r;
+	int stop_at; /* return 99 at this record (1-based); 0 = never */
+};
+
+static int
+collect_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
+{
+	struct got *g = arg;
+	struct got_rec *gr;
+
+	ck_assert_uint_lt(r->fs, h->nfs);
+	ck_assert_ptr_nonnull(r->nid);
+	ck_assert_uint_lt(strlen(r->nid), NID_STR_MAX);
+	if (g->n == g->cap) {
+		g->cap = g->cap > 0 ? 2 * g->cap : 64;
+		g->r = realloc(g->r, g->cap * sizeof(*g->r));
+		ck_assert_ptr_nonnull(g->r);
+	}
+	gr = &g->r[g->n++];
+	gr->fs = r->fs;
+	memcpy(gr->nid, r->nid, strlen(r->nid) + 1);
+	gr->d = r->d;
+	gr->span_us = r->span_us;
+	if (g->stop_at > 0 && (size_t)g->stop_at == g->n)
+		return 99;
+	return 0;
+}
+
+static int
+got_cmp(const void *a, const void *b)
+{
+	const struct got_rec *x = a, *y = b;
+
+	if (x->fs != y->fs)
+		return x->fs < y->fs ? -1 : 1;
+	return strcmp(x->nid, y->nid);
+}
+
+static void
+got_from_recs(struct got *g, const struct msg_rec *recs, size_t n)
+{
+	size_t i;
+
+	memset(g, 0, sizeof(*g));
+	g->r = calloc(n > 0 ? n : 1, sizeof(*g->r));
+	ck_assert_ptr_nonnull(g->r);
+	for (i = 0; i < n; i++) {
+		g->r[i].fs = recs[i].fs;
+		(void)snprintf(g->r[i].nid, NID_STR_MAX, "%s", recs[i].nid);
+		g->r[i].d = recs[i].d;
+		g->r[i].span_us = recs[i].span_us;
+	}
+	g->n = g->cap = n;
+}
+
+/* The decoded records are the encoded ones, as a set. */
+static void
+assert_same_records(struct got *want, struct got *got)
+{
+	size_t i;
+
+	ck_assert_uint_eq(got->n, want->n);
+	if (want->n == 0)
+		return;
+	qsort(want->r, want->n, sizeof(*want->r), got_cmp);
+	qsort(got->r, got->n, sizeof(*got->r), got_cmp);
+	for (i = 0; i < want->n; i++) {
+		const struct got_rec *a = &want->r[i], *b = &got->r[i];
+
+		ck_assert_msg(a->fs == b->fs && strcmp(a->nid, b->nid) == 0,
+		    "record %zu: fs %u %s, expected fs %u %s", i, b->fs, b->nid,
+		    a->fs, a->nid);
+		ck_assert_msg(memcmp(&a->d, &b->d, sizeof(a->d)) == 0,
+		    "record %zu (%s): counters differ", i, a->nid);
+		ck_assert_msg(a->span_us == b->span_us,
+		    "record %zu (%s): span %u, expected %u", i, a->nid,
+		    b->span_us, a->span_us);
+	}
+}
+
+static void
+fill_sweep_hdr(struct msg_sweep *h, size_t nfs)
+{
+	static const char *const fss[] = {"scratch", "home", "proj",
+	    "fifteen-chars-x"};
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	h->batch = 7;
+	h->first_sweep = 1718000000;
+	h->start_ns = 1717999990000000000ull;
+	h->span_us = 10000000;
+	h->nfs = (uint16_t)nfs;
+	for (i = 0; i < nfs; i++)
+		(void)snprintf(h->fs[i], MSG_FS_MAX, "%s", fss[i]);
+}
+
+/* Records over several filesystems and networks. */
+static const struct msg_rec mixed_recs[] = {
+    {0, "10.1.2.3@o2ib", {104857600, 52428800, 100, 50, 1150, 0}, 0},
+    {0, "10.1.2.4@o2ib", {1, 2, 3, 4, 5, 6}, 0},
+    {0, "10.1.2.200@o2ib", {0, 0, 0, 0, 0, 0}, 0},
+    {0, "10.2.0.1@o2ib2", {0, 4096, 0, 1, 1, 0}, 0},
+    {0, "192.168.0.4@tcp102", {10, 20, 30, 40, 50, 60}, 0},
+    {0, "27@gni",
+        {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+            UINT64_MAX},
+        0},
+    {0, "4294967295@gni", {1, 0, 1, 0, 1, 0}, 0},
+    {0, "0@gni", {0, 1, 0, 1, 0, 1}, 0},
+    {0, "2001:db8:10::17@tcp", {7, 7, 7, 7, 7, 7}, 0},
+    {0, "::1@tcp", {8, 8, 8, 8, 8, 8}, 0},
+    {0, "010.1.2.3@o2ib", {9, 9, 9, 9, 9, 9}, 0},
+    {0, "weird<x>@<1:2>", {1, 1, 1, 1, 1, 1}, 0},
+    {1, "10.1.2.3@o2ib", {5, 6, 7, 8, 9, 10}, 4000000},
+    {1, "10.1.2.4@o2ib", {0, 0, 0, 0, 0, 0}, UINT32_MAX},
+    {1, "27@gni", {1ull << 63, 1ull << 62, 1, 2, 3, 4}, 1},
+    {2, "192.168.0.4@tcp102", {0, 0, 0, 0, 0, 1}, 0},
+    {2, "2001:db8:10::17@tcp", {UINT64_MAX, 0, 0, 0, 0, 0}, 20000000},
+    {3, "10.1.2.3@o2ib", {3, 3, 3, 3, 3, 3}, 0},
+};
+
+/* Encode recs (a copy: the encoder sorts), decode, compare. */
+static void
+sweep_round_trip(const char *what, const struct msg_sweep *h,
+    const struct msg_rec *src, size_t n, struct wbuf *w)
+{
+	struct msg_rec *recs = calloc(n > 0 ? n : 1, sizeof(*recs));
+	struct got want, got;
+	struct msg_sweep d;
+	struct lh_err err;
+	size_t i;
+
+	ck_assert_ptr_nonnull(recs);
+	if (n > 0)
+		memcpy(recs, src, n * sizeof(*recs));
+	got_from_recs(&want, src, n);
+	ck_assert_msg(msg_sweep_encode(w, h, recs, n) == 0, "%s: encode", what);
+	memset(&got, 0, sizeof(got));
+	memset(&d, 0x5a, sizeof(d));
+	lh_err_clear(&err);
+	ck_assert_msg(msg_sweep_decode(&d, w->data, w->len, collect_cb, &got,
+	                  &err) == 0,
+	    "%s: %s", what, err.reason);
+	ck_assert_uint_eq(d.batch, h->batch);
+	ck_assert_uint_eq(d.first_sweep, h->first_sweep);
+	ck_assert_uint_eq(d.start_ns, h->start_ns);
+	ck_assert_uint_eq(d.span_us, h->span_us);
+	ck_assert_uint_eq(d.nfs, h->nfs);
+	for (i = 0; i < h->nfs; i++)
+		ck_assert_str_eq(d.fs[i], h->fs[i]);
+	ck_assert_uint_eq(d.nrecs, n);
+	assert_same_records(&want, &got);
+	free(want.r);
+	free(got.r);
+	free(recs);
+}
+
+/* A span of 0 in the table means "the default": fill it in. */
+static struct msg_rec *
+mixed_with_spans(const struct msg_sweep *h, size_t *ret_n)
+{
+	size_t n = sizeof(mixed_recs) / sizeof(mixed_recs[0]), i;
+	struct msg_rec *r = malloc(sizeof(mixed_recs));
+
+	ck_assert_ptr_nonnull(r);
+	memcpy(r, mixed_recs, sizeof(mixed_recs));
+	for (i = 0; i < n; i++)
+		if (r[i].span_us == 0)
+			r[i].span_us = h->span_us;
+	*ret_n = n;
+	return r;
+}
+
+static int
+sweep_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
+{
+	struct got g;
+	struct msg_sweep h;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	rc = msg_sweep_decode(&h, p, n, collect_cb, &g, err);
+	free(g.r);
+	return rc;
+}
+
+START_TEST(sweep_mixed)
+{
+	struct msg_sweep h;
+	struct msg_rec *recs;
+	struct wbuf w;
+	size_t n;
+
+	fill_sweep_hdr(&h, 4);
+	recs = mixed_with_spans(&h, &n);
+	wbuf_init(&w, 0);
+	sweep_round_trip("mixed", &h, recs, n, &w);
+	assert_strict("SWEEP", w.data, w.len, sweep_decode_any);
+	(void)printf("mixed SWEEP: %zu records in %zu bytes\n", n, w.len);
+
+	/* Extreme header values. */
+	wbuf_reset(&w);
+	h.batch = UINT64_MAX;
+	h.first_sweep = UINT64_MAX;
+	h.start_ns = UINT64_MAX;
+	h.span_us = UINT32_MAX;
+	sweep_round_trip("extreme header", &h, recs, n, &w);
+	wbuf_reset(&w);
+	h.batch = 1;
+	h.first_sweep = 0;
+	h.start_ns = 0;
+	h.span_us = 0;
+	sweep_round_trip("zero header", &h, recs, n, &w);
+	wbuf_free(&w);
+	free(recs);
+}
+END_TEST
+
+/* A server with no client: no records, with and without filesystems. */
+START_TEST(sweep_empty)
+{
+	struct msg_sweep h;
+	struct wbuf w;
+
+	fill_sweep_hdr(&h, (size_t)_i);
+	wbuf_init(&w, 0);
+	sweep_round_trip("empty", &h, NULL, 0, &w);
+	assert_strict("empty SWEEP", w.data, w.len, sweep_decode_any);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* The most filesystems, each with one record. */
+START_TEST(sweep_many_fs)
+{
+	struct msg_rec recs[MSG_SWEEP_FS_MAX];
+	struct msg_sweep h;
+	struct wbuf w;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.batch = 1;
+	h.span_us = 1000000;
+	h.nfs = MSG_SWEEP_FS_MAX;
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < MSG_SWEEP_FS_MAX; i++) {
+		(void)snprintf(h.fs[i], MSG_FS_MAX, "fs%02u-%010u",
+		    (unsigned)(i % 100), (unsigned)i);
+		recs[i].fs = (uint16_t)(MSG_SWEEP_FS_MAX - 1 - i);
+		recs[i].nid = "10.0.0.1@o2ib";
+		recs[i].d.read_bytes = i;
+		recs[i].span_us = h.span_us;
+	}
+	wbuf_init(&w, 0);
+	sweep_round_trip("64 filesystems", &h, recs, MSG_SWEEP_FS_MAX, &w);
+	wbuf_free(&w);
+}
+END_TEST
+
+struct enc_bad {
+	const char *what;
+	uint16_t fs[2];
+	const char *nid[2];
+	size_t n;
+};
+
+static const struct enc_bad enc_bads[] = {
+    {"duplicate", {0, 0}, {"10.1.2.3@o2ib", "10.1.2.3@o2ib"}, 2},
+    {"duplicate IPv6", {1, 1}, {"::1@tcp", "::1@tcp"}, 2},
+    {"duplicate gni", {1, 1}, {"27@gni", "27@gni"}, 2},
+    {"duplicate string", {0, 0}, {"weird<x>@<1:2>", "weird<x>@<1:2>"}, 2},
+    {"fs out of range", {0, 2}, {"10.1.2.3@o2ib", "10.1.2.4@o2ib"}, 2},
+    {"fs far out of range", {65535, 0}, {"10.1.2.3@o2ib", "1@gni"}, 2},
+    {"NID without @", {0, 0}, {"10.1.2.3", "10.1.2.4@o2ib"}, 2},
+    {"NID without net", {0, 0}, {"10.1.2.4@o2ib", "10.1.2.3@"}, 2},
+};
+
+START_TEST(sweep_encode_rejects)
+{
+	const struct enc_bad *c = &enc_bads[_i];
+	struct msg_rec recs[2];
+	struct msg_sweep h;
+	struct wbuf w;
+	size_t i;
+
+	fill_sweep_hdr(&h, 2);
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < c->n; i++) {
+		recs[i].fs = c->fs[i];
+		recs[i].nid = c->nid[i];
+		recs[i].d.read_bytes = i + 1;
+		recs[i].span_us = h.span_us;
+	}
+	wbuf_init(&w, 0);
+	ck_assert_msg(msg_sweep_encode(&w, &h, recs, c->n) == -EINVAL,
+	    "%s: not refused with -EINVAL", c->what);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* A callback that says stop ends the decoding with its value. */
+START_TEST(sweep_cb_stop)
+{
+	struct msg_sweep h, d;
+	struct msg_rec *recs;
+	struct got got;
+	struct wbuf w;
+	size_t n;
+
+	fill_sweep_hdr(&h, 4);
+	recs = mixed_with_spans(&h, &n);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, n), 0);
+	memset(&got, 0, sizeof(got));
+	got.stop_at = 2;
+	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
+	                     NULL),
+	    99);
+	ck_assert_uint_eq(got.n, 2);
+	free(got.r);
+	wbuf_free(&w);
+	free(recs);
+}
+END_TEST
+
+/* ---- SWEEP size --------------------------------------------------- */
+
+#define CLUSTER_CLIENTS 10000
+
+static uint64_t
+xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* 10,000 clients 10.1.x.y@o2ib on one filesystem; busy: about 100 MB
+ * read and written per interval and thousands of operations. */
+static double
+cluster_sweep(bool busy)
+{
+	static char nids[CLUSTER_CLIENTS][20];
+	struct msg_rec *recs = calloc(CLUSTER_CLIENTS, sizeof(*recs));
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	struct msg_sweep h;
+	struct wbuf w;
+	double per_rec;
+	size_t i;
+
+	ck_assert_ptr_nonnull(recs);
+	fill_sweep_hdr(&h, 1);
+	for (i = 0; i < CLUSTER_CLIENTS; i++) {
+		struct iocount *d = &recs[i].d;
+
+		(void)snprintf(nids[i], sizeof(nids[i]), "10.1.%u.%u@o2ib",
+		    (unsigned)(i / 250) & 0xff, (unsigned)(i % 250 + 1));
+		recs[i].fs = 0;
+		recs[i].nid = nids[i];
+		recs[i].span_us = h.span_us;
+		if (!busy)
+			continue;
+		d->read_bytes = 50000000 + xorshift(&seed) % 100000000;
+		d->write_bytes = 50000000 + xorshift(&seed) % 100000000;
+		d->read_ops = d->read_bytes >> 20;
+		d->write_ops = d->write_bytes >> 20;
+		d->oss_ops =
+		    d->read_ops + d->write_ops + xorshift(&seed) % 3000;
+		d->mds_ops = 500 + xorshift(&seed) % 5000;
+	}
+	/* Shuffle: the encoder must not depend on the order it is given. */
+	for (i = CLUSTER_CLIENTS - 1; i > 0; i--) {
+		size_t j = (size_t)(xorshift(&seed) % (i + 1));
+		struct msg_rec t = recs[i];
+
+		recs[i] = recs[j];
+		recs[j] = t;
+	}
+	wbuf_init(&w, 0);
+	sweep_round_trip(busy ? "busy cluster" : "idle cluster", &h, recs,
+	    CLUSTER_CLIENTS, &w);
+	per_rec = (double)w.len / CLUSTER_CLIENTS;
+	(void)printf("SWEEP of %d clients, %s: %zu bytes, %.2f bytes/record\n",
+	    CLUSTER_CLIENTS, busy ? "busy" : "idle", w.len, per_rec);
+	wbuf_free(&w);
+	free(recs);
+	return per_rec;
+}
+
+START_TEST(sweep_size)
+{
+	double busy = cluster_sweep(true);
+	double idle = cluster_sweep(false);
+
+	ck_assert_msg(busy < 24.0, "busy SWEEP: %.2f bytes/record", busy);
+	ck_assert_msg(idle <= busy, "idle SWEEP: %.2f bytes/record", idle);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("msg");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, challenge, 0, 2);
+	tcase_add_loop_test(tc, hello, 0, 2);
+	tcase_add_test(tc, hello_empty);
+	tcase_add_loop_test(tc, hello_text, 0,
+	    sizeof(text_cases) / sizeof(text_cases[0]));
+	tcase_add_test(tc, bye_text);
+	tcase_add_loop_test(tc, ack, 0, sizeof(acks) / sizeof(acks[0]));
+	tcase_add_loop_test(tc, bye, 0, 3);
+	tcase_add_test(tc, sweep_mixed);
+	tcase_add_loop_test(tc, sweep_empty, 0, 2);
+	tcase_add_test(tc, sweep_many_fs);
+	tcase_add_loop_test(tc, sweep_encode_rejects, 0,
+	    sizeof(enc_bads) / sizeof(enc_bads[0]));
+	tcase_add_test(tc, sweep_cb_stop);
+	tcase_add_test(tc, sweep_size);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
