@@ -273,7 +273,9 @@ put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
 	}
 	if (r->span_us != h->span_us)
 		(void)wbuf_put_zigzag(w,
-		    (int64_t)r->span_us - (int64_t)h->span_us);
+		    r->span_us > h->span_us ?
+		        (int64_t)(r->span_us - h->span_us) :
+		        -(int64_t)(h->span_us - r->span_us));
 }
 
 int
@@ -290,7 +292,8 @@ msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
 	if (s == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (recs[i].fs >= h->nfs ||
+		if (recs[i].fs >= h->nfs || recs[i].span_us > INT64_MAX ||
+		    h->span_us > INT64_MAX ||
 		    nid_split(recs[i].nid, &s[i].nid) < 0 ||
 		    strlen(s[i].nid.addr) > 255 || strlen(s[i].nid.net) > 255) {
 			rc = -EINVAL;
@@ -312,7 +315,7 @@ msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
 	(void)wbuf_put_be64(w, h->batch);
 	(void)wbuf_put_be64(w, h->first_sweep);
 	(void)wbuf_put_be64(w, h->start_ns);
-	(void)wbuf_put_be32(w, h->span_us);
+	(void)wbuf_put_be64(w, h->span_us);
 	(void)wbuf_put_varint(w, h->nfs);
 	for (i = 0; i < h->nfs; i++)
 		(void)wbuf_put_str8(w, h->fs[i]);
@@ -369,8 +372,8 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	}
 	if ((mask & REC_SPAN) != 0 &&
 	    (rbuf_get_zigzag(r, &adj) < 0 || adj == 0 ||
-	        adj < -(int64_t)h->span_us ||
-	        adj > (int64_t)UINT32_MAX - (int64_t)h->span_us))
+	        (adj < 0 && (uint64_t)0 - (uint64_t)adj > h->span_us) ||
+	        (adj > 0 && (uint64_t)adj > UINT64_MAX - h->span_us)))
 		return BAD(err, "SWEEP: bad span");
 	if (nid_format(np, nid, NID_STR_MAX) < 0)
 		return BAD(err, "SWEEP: NID too long");
@@ -390,7 +393,7 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	rec->d.write_ops = v[3];
 	rec->d.oss_ops = v[4];
 	rec->d.mds_ops = v[5];
-	rec->span_us = (uint32_t)((int64_t)h->span_us + adj);
+	rec->span_us = h->span_us + (uint64_t)adj;
 	return 0;
 }
 
@@ -409,7 +412,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 	if (rbuf_get_be64(&r, &h->batch) < 0 ||
 	    rbuf_get_be64(&r, &h->first_sweep) < 0 ||
 	    rbuf_get_be64(&r, &h->start_ns) < 0 ||
-	    rbuf_get_be32(&r, &h->span_us) < 0 || rbuf_get_varint(&r, &nfs) < 0)
+	    rbuf_get_be64(&r, &h->span_us) < 0 || rbuf_get_varint(&r, &nfs) < 0)
 		return BAD(err, "SWEEP: truncated header");
 	if (nfs > MSG_SWEEP_FS_MAX)
 		return BAD(err, "SWEEP: too many filesystems");

@@ -89,7 +89,7 @@ struct msg_sweep {
 	uint64_t batch;       /* per-sender delivery number, from 1 */
 	uint64_t first_sweep; /* earliest sweep id folded in (= last if one) */
 	uint64_t start_ns;    /* wall-clock start of the span, ns */
-	uint32_t span_us;     /* default span of a record, microseconds */
+	uint64_t span_us;     /* default span of a record, microseconds */
 	uint16_t nfs;
 	char fs[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
 	uint32_t nrecs; /* filled by the decoder */
@@ -100,7 +100,7 @@ struct msg_rec {
 	uint16_t fs;     /* index into msg_sweep.fs[] */
 	const char *nid; /* encoder: borrowed; decoder: valid during the call */
 	struct iocount d;
-	uint32_t span_us;
+	uint64_t span_us; /* deltas of a long outage span hours or days */
 };
 
 int msg_challenge_encode(struct wbuf *w, const struct msg_challenge *m);

@@ -327,7 +327,7 @@ print_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	(void)fprintf(d->out,
 	    "  %s %s read_bytes %" PRIu64 " write_bytes %" PRIu64
 	    " read_ops %" PRIu64 " write_ops %" PRIu64 " oss_ops %" PRIu64
-	    " mds_ops %" PRIu64 " span_us %" PRIu32 "\n",
+	    " mds_ops %" PRIu64 " span_us %" PRIu64 "\n",
 	    r->fs < h->nfs ? h->fs[r->fs] : "?", r->nid, r->d.read_bytes,
 	    r->d.write_bytes, r->d.read_ops, r->d.write_ops, r->d.oss_ops,
 	    r->d.mds_ops, r->span_us);
@@ -387,7 +387,7 @@ print_payload(FILE *out, const struct frame_hdr *hdr, const uint8_t *p,
 		fmt_ns(sw.start_ns, when, sizeof(when));
 		(void)fprintf(out,
 		    "  batch %" PRIu64 " first_sweep %" PRIu64
-		    " start %s (%" PRIu64 " ns) span_us %" PRIu32
+		    " start %s (%" PRIu64 " ns) span_us %" PRIu64
 		    " filesystems %u records %" PRIu32 "\n",
 		    sw.batch, sw.first_sweep, when, sw.start_ns, sw.span_us,
 		    sw.nfs, sw.nrecs);
@@ -565,7 +565,7 @@ json_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	    ",\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64
 	    ",\"read_ops\":%" PRIu64 ",\"write_ops\":%" PRIu64
 	    ",\"oss_ops\":%" PRIu64 ",\"mds_ops\":%" PRIu64
-	    ",\"span_us\":%" PRIu32 ",\"start_ns\":%" PRIu64 "}\n",
+	    ",\"span_us\":%" PRIu64 ",\"start_ns\":%" PRIu64 "}\n",
 	    r->d.read_bytes, r->d.write_bytes, r->d.read_ops, r->d.write_ops,
 	    r->d.oss_ops, r->d.mds_ops, r->span_us, h->start_ns);
 	d->nrecs++;

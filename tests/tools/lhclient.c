@@ -58,7 +58,7 @@ struct lhc_rec {
 	char fs[MSG_FS_MAX];
 	char nid[NID_STR_MAX];
 	struct iocount d;
-	uint32_t span_us;
+	uint64_t span_us;
 };
 
 struct lhc {
@@ -326,7 +326,7 @@ records_load(struct lhc *c)
 		if (n == 9) {
 			if (v[6] > UINT32_MAX)
 				die("%s:%u: span too long", c->records, lineno);
-			r->span_us = (uint32_t)v[6];
+			r->span_us = v[6];
 		}
 	}
 	(void)fclose(f);
@@ -592,7 +592,7 @@ build_sweep(struct lhc *c, unsigned k, struct wbuf *w)
 			             ",\"write_ops\":%" PRIu64
 			             ",\"oss_ops\":%" PRIu64
 			             ",\"mds_ops\":%" PRIu64
-			             ",\"span_us\":%" PRIu32
+			             ",\"span_us\":%" PRIu64
 			             ",\"start_ns\":%" PRIu64 "}\n",
 			    c->name, sweep_id, h.batch, c->recs[i].fs,
 			    c->recs[i].nid, recs[i].d.read_bytes,

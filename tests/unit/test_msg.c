@@ -414,7 +414,7 @@ struct got_rec {
 	uint16_t fs;
 	char nid[NID_STR_MAX];
 	struct iocount d;
-	uint32_t span_us;
+	uint64_t span_us;
 };
 
 struct got {
@@ -494,8 +494,9 @@ assert_same_records(struct got *want, struct got *got)
 		ck_assert_msg(memcmp(&a->d, &b->d, sizeof(a->d)) == 0,
 		    "record %zu (%s): counters differ", i, a->nid);
 		ck_assert_msg(a->span_us == b->span_us,
-		    "record %zu (%s): span %u, expected %u", i, a->nid,
-		    b->span_us, a->span_us);
+		    "record %zu (%s): span %llu, expected %llu", i, a->nid,
+		    (unsigned long long)b->span_us,
+		    (unsigned long long)a->span_us);
 	}
 }
 
@@ -625,7 +626,7 @@ START_TEST(sweep_mixed)
 	h.batch = UINT64_MAX;
 	h.first_sweep = UINT64_MAX;
 	h.start_ns = UINT64_MAX;
-	h.span_us = UINT32_MAX;
+	h.span_us = INT64_MAX;
 	sweep_round_trip("extreme header", &h, recs, n, &w);
 	wbuf_reset(&w);
 	h.batch = 1;

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Unacknowledged deltas: a batch in flight and a pending one. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outbox.h"
+#include "wire.h"
+
+#define INDEX_EMPTY UINT32_MAX
+
+static void
+batch_init(struct outbox_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+static void
+batch_free(struct outbox_batch *b)
+{
+	free(b->recs);
+	free(b->index);
+	batch_init(b);
+}
+
+/* Forget the records, keep the storage. */
+static void
+batch_clear(struct outbox_batch *b)
+{
+	size_t i;
+
+	b->n = 0;
+	b->batch = 0;
+	b->first_sweep = 0;
+	b->last_sweep = 0;
+	b->start_ns = 0;
+	for (i = 0; i < b->index_cap; i++)
+		b->index[i] = INDEX_EMPTY;
+}
+
+void
+outbox_init(struct outbox *ob, uint64_t last_batch)
+{
+	memset(ob, 0, sizeof(*ob));
+	ob->last_batch = last_batch;
+	batch_init(&ob->inflight);
+	batch_init(&ob->pending);
+}
+
+void
+outbox_free(struct outbox *ob)
+{
+	batch_free(&ob->inflight);
+	batch_free(&ob->pending);
+	ob->have_inflight = false;
+}
+
+/* FNV-1a over fs and nid. */
+static uint64_t
+key_hash(const char *fs, const char *nid)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *p;
+
+	for (p = fs; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (p = nid; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+static int
+index_rebuild(struct outbox_batch *b, size_t cap)
+{
+	uint32_t *ix = malloc(cap * sizeof(*ix));
+	size_t i;
+
+	if (ix == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		ix[i] = INDEX_EMPTY;
+	for (i = 0; i < b->n; i++) {
+		size_t slot =
+		    key_hash(b->recs[i].fs, b->recs[i].nid) & (cap - 1);
+
+		while (ix[slot] != INDEX_EMPTY)
+			slot = (slot + 1) & (cap - 1);
+		ix[slot] = (uint32_t)i;
+	}
+	free(b->index);
+	b->index = ix;
+	b->index_cap = cap;
+	return 0;
+}
+
+/* The record of (fs, nid) in b, created (zeroed) if absent. */
+static struct outbox_rec *
+batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
+{
+	struct outbox_rec *r;
+	size_t slot;
+
+	if (b->index_cap == 0 || (b->n + 1) * 2 > b->index_cap) {
+		*rc = index_rebuild(b,
+		    b->index_cap == 0 ? 1024 : b->index_cap * 2);
+		if (*rc < 0)
+			return NULL;
+	}
+	slot = key_hash(fs, nid) & (b->index_cap - 1);
+	while (b->index[slot] != INDEX_EMPTY) {
+		r = &b->recs[b->index[slot]];
+		if (strcmp(r->nid, nid) == 0 && strcmp(r->fs, fs) == 0)
+			return r;
+		slot = (slot + 1) & (b->index_cap - 1);
+	}
+	if (b->n >= OUTBOX_MAX_KEYS) {
+		*rc = -ENOSPC;
+		return NULL;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap == 0 ? 256 : b->cap * 2;
+
+		r = realloc(b->recs, cap * sizeof(*r));
+		if (r == NULL) {
+			*rc = -ENOMEM;
+			return NULL;
+		}
+		b->recs = r;
+		b->cap = cap;
+	}
+	r = &b->recs[b->n];
+	memset(r, 0, sizeof(*r));
+	memcpy(r->fs, fs, strlen(fs) + 1);
+	memcpy(r->nid, nid, strlen(nid) + 1);
+	b->index[slot] = (uint32_t)b->n++;
+	return r;
+}
+
+int
+outbox_add(struct outbox *ob, const char *fs, const char *nid,
+    const struct iocount *d, uint64_t span_us, uint64_t sweep_id,
+    uint64_t start_ns)
+{
+	struct outbox_batch *b = &ob->pending;
+	struct outbox_rec *r;
+	int rc = 0;
+
+	if (strlen(fs) == 0 || strlen(fs) >= MSG_FS_MAX || strlen(nid) == 0 ||
+	    strlen(nid) >= NID_STR_MAX)
+		return -EINVAL;
+	r = batch_get(b, fs, nid, &rc);
+	if (r == NULL) {
+		if (rc == -ENOSPC)
+			ob->dropped++;
+		return rc;
+	}
+	iocount_add(&r->d, d);
+	r->span_us += span_us;
+	if (b->first_sweep == 0 || sweep_id < b->first_sweep)
+		b->first_sweep = sweep_id;
+	if (sweep_id > b->last_sweep)
+		b->last_sweep = sweep_id;
+	if (b->start_ns == 0 || (start_ns != 0 && start_ns < b->start_ns))
+		b->start_ns = start_ns;
+	return 0;
+}
+
+bool
+outbox_has_data(const struct outbox *ob)
+{
+	return ob->have_inflight || ob->pending.n > 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The most common span: records that have it need no span of their own. */
+static uint64_t
+common_span(const struct outbox_batch *b)
+{
+	uint64_t *v, best = 0;
+	size_t i, run = 0, best_run = 0;
+
+	if (b->n == 0)
+		return 0;
+	v = malloc(b->n * sizeof(*v));
+	if (v == NULL)
+		return (uint32_t)(b->recs[0].span_us > UINT32_MAX ?
+		        UINT32_MAX :
+		        b->recs[0].span_us);
+	for (i = 0; i < b->n; i++)
+		v[i] = b->recs[i].span_us > UINT32_MAX ? UINT32_MAX :
+		                                         b->recs[i].span_us;
+	qsort(v, b->n, sizeof(*v), cmp_u64);
+	for (i = 0; i < b->n; i++) {
+		run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
+		if (run > best_run) {
+			best_run = run;
+			best = v[i];
+		}
+	}
+	free(v);
+	return best;
+}
+
+static int
+batch_encode(const struct outbox_batch *b, struct wbuf *w)
+{
+	static const struct msg_sweep zero;
+	struct msg_sweep h = zero;
+	struct msg_rec *recs;
+	size_t i;
+	unsigned f;
+	int rc;
+
+	h.batch = b->batch;
+	h.first_sweep = b->first_sweep;
+	h.start_ns = b->start_ns;
+	h.span_us = common_span(b);
+	recs = calloc(b->n > 0 ? b->n : 1, sizeof(*recs));
+	if (recs == NULL)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++) {
+		const struct outbox_rec *r = &b->recs[i];
+
+		for (f = 0; f < h.nfs; f++) {
+			if (strcmp(h.fs[f], r->fs) == 0)
+				break;
+		}
+		if (f == h.nfs) {
+			if (h.nfs == MSG_SWEEP_FS_MAX) {
+				free(recs);
+				return -E2BIG;
+			}
+			memcpy(h.fs[h.nfs++], r->fs, MSG_FS_MAX);
+		}
+		recs[i].fs = (uint16_t)f;
+		recs[i].nid = r->nid;
+		recs[i].d = r->d;
+		recs[i].span_us =
+		    r->span_us > UINT32_MAX ? UINT32_MAX : (uint32_t)r->span_us;
+	}
+	rc = msg_sweep_encode(w, &h, recs, b->n);
+	free(recs);
+	return rc;
+}
+
+int
+outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
+    uint64_t *ret_sweep)
+{
+	struct outbox_batch tmp;
+	int rc;
+
+	if (!ob->have_inflight) {
+		if (ob->pending.n == 0)
+			return -ENODATA;
+		/* The pending batch becomes the one in flight; the old in-
+		 * flight storage is reused for the next pending one. */
+		tmp = ob->inflight;
+		ob->inflight = ob->pending;
+		ob->pending = tmp;
+		batch_clear(&ob->pending);
+		ob->inflight.batch = ++ob->last_batch;
+		ob->have_inflight = true;
+	}
+	rc = batch_encode(&ob->inflight, w);
+	if (rc < 0)
+		return rc;
+	*ret_batch = ob->inflight.batch;
+	*ret_sweep = ob->inflight.last_sweep;
+	return 0;
+}
+
+int
+outbox_acked(struct outbox *ob, uint64_t batch)
+{
+	if (!ob->have_inflight || ob->inflight.batch != batch)
+		return -ESRCH;
+	batch_clear(&ob->inflight);
+	ob->have_inflight = false;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What a sender (gatherer, relay) has counted but the receiver has not yet
+ * acknowledged (docs/protocol.md section 5).  Two batches at most:
+ *
+ *  - in flight: sent, waiting for its ACK; never changed, sent again with
+ *    the same number and records after a reconnect;
+ *  - pending: everything counted since, coalesced per (filesystem, NID):
+ *    deltas added up, spans added up, however long the outage.
+ *
+ * Memory is therefore bounded by twice the number of distinct clients, and
+ * by OUTBOX_MAX_KEYS at worst.  Pure: no I/O, no clock.
+ */
+#ifndef LH_OUTBOX_H
+#define LH_OUTBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iocount.h"
+#include "msg.h"
+#include "nid.h"
+
+struct wbuf;
+
+#define OUTBOX_MAX_KEYS (4u * 1024 * 1024)
+
+struct outbox_rec {
+	char fs[MSG_FS_MAX];
+	char nid[NID_STR_MAX];
+	struct iocount d;
+	uint64_t span_us;
+};
+
+struct outbox_batch {
+	uint64_t batch;       /* 0 while pending (numbered when sent) */
+	uint64_t first_sweep; /* earliest sweep folded in */
+	uint64_t last_sweep;  /* latest */
+	uint64_t start_ns;    /* earliest span start */
+	struct outbox_rec *recs;
+	size_t n, cap;
+	uint32_t *index; /* open addressing over recs, by (fs, nid) */
+	size_t index_cap;
+};
+
+struct outbox {
+	uint64_t last_batch; /* the last number handed out */
+	bool have_inflight;
+	struct outbox_batch inflight;
+	struct outbox_batch pending;
+	uint64_t dropped; /* records refused at OUTBOX_MAX_KEYS */
+};
+
+void outbox_init(struct outbox *ob, uint64_t last_batch);
+void outbox_free(struct outbox *ob);
+
+/*
+ * Count a delta of one (fs, NID) for sweep sweep_id, covering span_us
+ * microseconds from start_ns.  Coalesced into the pending batch.
+ * Returns 0, -EINVAL (bad names) or -ENOSPC (too many keys: counted in
+ * ob->dropped).
+ */
+int outbox_add(struct outbox *ob, const char *fs, const char *nid,
+    const struct iocount *d, uint64_t span_us, uint64_t sweep_id,
+    uint64_t start_ns);
+
+/* True when there is something to send (in flight or pending). */
+bool outbox_has_data(const struct outbox *ob);
+
+/*
+ * The SWEEP payload to send now: the batch in flight again if there is one
+ * (same number, same records), else the pending batch, which becomes the
+ * batch in flight under the next number.  *ret_batch and *ret_sweep get
+ * its batch number and last sweep id.  Returns 0, -ENODATA (nothing to
+ * send) or an encoding error.
+ */
+int outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
+    uint64_t *ret_sweep);
+
+/* The receiver acknowledged batch (ACK kind SWEEP or DUPLICATE): forget
+ * it.  Returns 0, or -ESRCH if that is not the batch in flight. */
+int outbox_acked(struct outbox *ob, uint64_t batch);
+
+#endif
