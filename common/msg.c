@@ -370,11 +370,16 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 		    (rbuf_get_varint(r, &v[i]) < 0 || v[i] == 0))
 			return BAD(err, "SWEEP: bad counter");
 	}
-	if ((mask & REC_SPAN) != 0 &&
-	    (rbuf_get_zigzag(r, &adj) < 0 || adj == 0 ||
-	        (adj < 0 && (uint64_t)0 - (uint64_t)adj > h->span_us) ||
-	        (adj > 0 && (uint64_t)adj > UINT64_MAX - h->span_us)))
-		return BAD(err, "SWEEP: bad span");
+	if ((mask & REC_SPAN) != 0) {
+		uint64_t mag;
+
+		if (rbuf_get_zigzag(r, &adj) < 0 || adj == 0)
+			return BAD(err, "SWEEP: bad span");
+		/* |adj| without overflow, even for INT64_MIN. */
+		mag = adj < 0 ? (uint64_t)(-(adj + 1)) + 1 : (uint64_t)adj;
+		if (adj < 0 ? mag > h->span_us : mag > UINT64_MAX - h->span_us)
+			return BAD(err, "SWEEP: span out of range");
+	}
 	if (nid_format(np, nid, NID_STR_MAX) < 0)
 		return BAD(err, "SWEEP: NID too long");
 	/* One NID has one encoding: a text address that reads as IPv4 or a
