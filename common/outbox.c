@@ -255,10 +255,11 @@ int
 outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
     uint64_t *ret_sweep)
 {
-	struct outbox_batch tmp;
 	int rc;
 
 	if (!ob->have_inflight) {
+		struct outbox_batch tmp;
+
 		if (ob->pending.n == 0)
 			return -ENODATA;
 		/* The pending batch becomes the one in flight; the old in-

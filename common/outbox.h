@@ -24,7 +24,7 @@
 
 struct wbuf;
 
-#define OUTBOX_MAX_KEYS (4u * 1024 * 1024)
+#define OUTBOX_MAX_KEYS ((size_t)4 << 20)
 
 struct outbox_rec {
 	char fs[MSG_FS_MAX];
