@@ -21,6 +21,7 @@
 #include "err.h"
 #include "frame.h"
 #include "keyfile.h"
+#include "ledger.h"
 #include "log.h"
 #include "msg.h"
 #include "receiver.h"
@@ -38,6 +39,7 @@ struct dump_options {
 	unsigned handshake_timeout;
 	unsigned read_timeout;
 	unsigned max_conns;
+	const char *state_dir; /* --state: remember batches across restarts */
 	int verbose;
 };
 
@@ -58,7 +60,7 @@ usage(FILE *out, int status)
 	    "[--name NAME]\n"
 	    "                     [--max-frame N] [--handshake-timeout S] "
 	    "[--read-timeout S]\n"
-	    "                     [--max-conns N]\n"
+	    "                     [--max-conns N] [--state DIR]\n"
 	    "  FILE                  a captured stream of frames (one "
 	    "direction); - is stdin\n"
 	    "  --listen ADDR:PORT    receive, ack every SWEEP, print its "
@@ -68,6 +70,9 @@ usage(FILE *out, int status)
 	    "(default " DUMP_DEFAULT_NAME ")\n"
 	    "  --max-frame N         largest frame accepted, bytes (default "
 	    "%zu)\n"
+	    "  --state DIR           remember each sender's last batch in DIR, "
+	    "so a resend\n"
+	    "                        after a restart is not printed twice\n"
 	    "  -v                    more detail (MACs; debug log)\n",
 	    FRAME_MAX_DEFAULT);
 	exit(status);
@@ -111,6 +116,7 @@ parse_args(int argc, char **argv, struct dump_options *o)
 	    {"handshake-timeout", required_argument, NULL, 'H'},
 	    {"read-timeout", required_argument, NULL, 'R'},
 	    {"max-conns", required_argument, NULL, 'C'},
+	    {"state", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -148,6 +154,9 @@ parse_args(int argc, char **argv, struct dump_options *o)
 		case 'C':
 			num_opt("--max-conns", optarg, 1, 65536, &v);
 			o->max_conns = (unsigned)v;
+			break;
+		case 'S':
+			o->state_dir = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -582,9 +591,11 @@ now_ns(void)
 }
 
 static int
-listen_sweep(struct receiver_peer *p, const struct session_frame *f,
-    struct lh_err *err)
+listen_sweep(struct ledger *ledger, struct receiver_peer *p,
+    const struct session_frame *f, struct lh_err *err)
 {
+	struct lh_err lerr;
+	uint64_t safe;
 	struct dump_sweep d = {stdout, receiver_peer_name(p), f->hdr.sweep_id,
 	    0};
 	struct msg_sweep sw;
@@ -599,20 +610,38 @@ listen_sweep(struct receiver_peer *p, const struct session_frame *f,
 		(void)snprintf(why, sizeof(why), "%s", err->reason);
 		return lh_err_set(err, 0, -EBADMSG, "bad SWEEP: %s", why);
 	}
+	memset(&ack, 0, sizeof(ack));
+	ack.seq = f->hdr.seq;
+	ack.batch = sw.batch;
+	ack.time_ns = now_ns();
+	lh_err_clear(&lerr);
+	safe = ledger_get(ledger, receiver_peer_name(p), &lerr);
+	if (lerr.reason[0] != '\0')
+		log_warnx("%s", lerr.reason);
+	if (sw.batch <= safe) {
+		/* A resend of what was printed already (the ACK was lost, or
+		 * this process restarted): acknowledge, do not print. */
+		log_info("peer %s %s: batch %" PRIu64 " was printed already, "
+		         "acknowledging it as a duplicate",
+		    receiver_peer_name(p), receiver_peer_addr(p), sw.batch);
+		ack.kind = MSG_ACK_DUPLICATE;
+		rc = receiver_peer_ack(p, &ack);
+		if (rc < 0 && rc != -ENOBUFS)
+			return lh_err_set(err, 0, rc, "cannot queue its ACK");
+		return 0;
+	}
 	rc =
 	    msg_sweep_decode(&sw, f->payload, f->hdr.len, json_rec_cb, &d, err);
 	if (fflush(stdout) != 0 || rc < 0)
 		return lh_err_set(err, 0, -EIO, "cannot print its SWEEP");
+	if (ledger_set(ledger, receiver_peer_name(p), sw.batch, &lerr) < 0)
+		log_warnx("%s", lerr.reason);
 	log_debug("peer %s %s: SWEEP %" PRIu64 " batch %" PRIu64 ", %" PRIu64
 	          " records",
 	    receiver_peer_name(p), receiver_peer_addr(p), f->hdr.sweep_id,
 	    sw.batch, d.nrecs);
 	/* Printed and flushed: as safe as the dump tool makes anything. */
-	memset(&ack, 0, sizeof(ack));
 	ack.kind = MSG_ACK_SWEEP;
-	ack.seq = f->hdr.seq;
-	ack.batch = sw.batch;
-	ack.time_ns = now_ns();
 	rc = receiver_peer_ack(p, &ack);
 	if (rc < 0 && rc != -ENOBUFS)
 		return lh_err_set(err, 0, rc, "cannot queue its ACK");
@@ -623,10 +652,9 @@ static int
 listen_frame_cb(void *arg, struct receiver_peer *p,
     const struct session_frame *f, struct lh_err *err)
 {
-	(void)arg;
 	switch (f->hdr.type) {
 	case FRAME_SWEEP:
-		return listen_sweep(p, f, err);
+		return listen_sweep(arg, p, f, err);
 	case FRAME_ACK:
 		log_debug("peer %s %s: ACK, ignoring", receiver_peer_name(p),
 		    receiver_peer_addr(p));
@@ -669,6 +697,7 @@ listen_main(const struct dump_options *o)
 	struct lh_err err;
 	struct receiver_conf conf;
 	struct receiver *r = NULL;
+	struct ledger *ledger = NULL;
 	struct event_base *base;
 	struct event *sigint = NULL, *sigterm = NULL;
 	struct sigaction sa;
@@ -707,6 +736,11 @@ listen_main(const struct dump_options *o)
 	conf.on_hello = listen_hello_cb;
 	conf.on_frame = listen_frame_cb;
 	conf.on_close = listen_close_cb;
+	if (ledger_new(&ledger, o->state_dir) < 0) {
+		log_warnx("out of memory");
+		goto out_base;
+	}
+	conf.arg = ledger;
 	if (receiver_new(base, &conf, &r) < 0)
 		goto out_base;
 	log_info("listening on %s as %s, %zu keys", receiver_addr(r), o->name,
@@ -717,6 +751,7 @@ listen_main(const struct dump_options *o)
 		status = 0;
 	receiver_free(r);
 out_base:
+	ledger_free(ledger);
 	if (sigint != NULL)
 		event_free(sigint);
 	if (sigterm != NULL)

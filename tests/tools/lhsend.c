@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * lhsend: drive daemon/sender.c and common/outbox.c the way a gatherer
+ * will, for the integration tests: every --period-ms add one sweep of
+ * --clients records to the outbox and kick the sender; exit 0 once
+ * --sweeps sweeps were added and every batch was acknowledged, printing
+ * what was sent (one "nid read_bytes" line per client) and how many
+ * batches came back as duplicates.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "err.h"
+#include "keyfile.h"
+#include "log.h"
+#include "msg.h"
+#include "outbox.h"
+#include "sender.h"
+
+struct lhsend {
+	struct event_base *base;
+	struct outbox ob;
+	struct sender *snd;
+	struct event *tick;
+	unsigned sweeps, clients, added;
+	uint64_t acked, dups;
+	const char *name;
+	int status;
+};
+
+static void
+fill_hello(void *arg, struct msg_hello *h)
+{
+	(void)arg;
+	h->role = MSG_ROLE_GATHERER;
+	h->interval = 20;
+	h->nfs = 1;
+	(void)snprintf(h->fs[0], sizeof(h->fs[0]), "scratch");
+	h->ntargets = 1;
+	(void)snprintf(h->targets[0].name, sizeof(h->targets[0].name),
+	    "scratch-OST0000");
+}
+
+static void
+finish_if_done(struct lhsend *t)
+{
+	unsigned c;
+
+	if (t->added < t->sweeps || outbox_has_data(&t->ob))
+		return;
+	for (c = 0; c < t->clients; c++)
+		(void)printf("10.9.0.%u@o2ib %llu\n", c + 1,
+		    (unsigned long long)(c + 1) * 1000 * t->sweeps);
+	(void)printf("acked %" PRIu64 " duplicates %" PRIu64 "\n", t->acked,
+	    t->dups);
+	t->status = 0;
+	(void)event_base_loopbreak(t->base);
+}
+
+static void
+acked_cb(void *arg, uint64_t batch, bool duplicate)
+{
+	struct lhsend *t = arg;
+
+	(void)batch;
+	t->acked++;
+	if (duplicate)
+		t->dups++;
+	finish_if_done(t);
+}
+
+static void
+tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lhsend *t = arg;
+	struct iocount d;
+	char nid[64];
+	unsigned c;
+
+	(void)fd;
+	(void)what;
+	if (t->added < t->sweeps) {
+		for (c = 0; c < t->clients; c++) {
+			memset(&d, 0, sizeof(d));
+			d.read_bytes = (uint64_t)(c + 1) * 1000;
+			d.read_ops = 1;
+			d.oss_ops = 1;
+			(void)snprintf(nid, sizeof(nid), "10.9.0.%u@o2ib",
+			    c + 1);
+			if (outbox_add(&t->ob, "scratch", nid, &d, 20000000,
+			        1000 + (uint64_t)t->added * 20, 0) < 0)
+				fatalx("outbox_add failed");
+		}
+		t->added++;
+		sender_kick(t->snd);
+	}
+	finish_if_done(t);
+}
+
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lhsend *t = arg;
+
+	(void)fd;
+	(void)what;
+	log_warnx("deadline reached with %u sweeps added, %" PRIu64 " acked",
+	    t->added, t->acked);
+	(void)event_base_loopbreak(t->base);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"connect", required_argument, NULL, 'c'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"sweeps", required_argument, NULL, 's'},
+	    {"clients", required_argument, NULL, 'C'},
+	    {"period-ms", required_argument, NULL, 'p'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct lhsend t;
+	struct sender_conf sc;
+	struct keyring ring;
+	struct lh_err err;
+	struct timeval period = {0, 100000}, deadline = {60, 0};
+	struct event *dl;
+	const char *keyfile = NULL, *connect = NULL;
+	char host[256];
+	char *colon;
+	unsigned long period_ms = 100;
+	int ch;
+
+	memset(&t, 0, sizeof(t));
+	t.sweeps = 10;
+	t.clients = 5;
+	t.name = "lhsend";
+	t.status = 1;
+	while ((ch = getopt_long(argc, argv, "k:v", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			connect = optarg;
+			break;
+		case 'k':
+			keyfile = optarg;
+			break;
+		case 'n':
+			t.name = optarg;
+			break;
+		case 's':
+			t.sweeps = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'C':
+			t.clients = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'p':
+			period_ms = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			(void)fprintf(stderr,
+			    "usage: lhsend --connect HOST:PORT "
+			    "-k KEYFILE [--name N] [--sweeps "
+			    "K] [--clients C] [--period-ms "
+			    "M]\n");
+			return 2;
+		}
+	}
+	log_init("lhsend", true, 1);
+	if (connect == NULL || keyfile == NULL)
+		fatalx("--connect and -k are required");
+	(void)snprintf(host, sizeof(host), "%s", connect);
+	colon = strrchr(host, ':');
+	if (colon == NULL)
+		fatalx("--connect HOST:PORT");
+	*colon = '\0';
+	memset(&ring, 0, sizeof(ring));
+	if (keyfile_load(keyfile, &ring, &err) < 0)
+		fatalx("%s", err.reason);
+	(void)signal(SIGPIPE, SIG_IGN);
+	t.base = event_base_new();
+	outbox_init(&t.ob, 0);
+	memset(&sc, 0, sizeof(sc));
+	sc.host = host;
+	sc.port = (unsigned)strtoul(colon + 1, NULL, 10);
+	sc.keys = &ring;
+	sc.name = t.name;
+	sc.ack_timeout = 5;
+	sc.outbox = &t.ob;
+	sc.fill_hello = fill_hello;
+	sc.on_acked = acked_cb;
+	sc.arg = &t;
+	if (t.base == NULL || sender_new(t.base, &sc, &t.snd) < 0)
+		fatalx("cannot start the sender");
+	period.tv_sec = (time_t)(period_ms / 1000);
+	period.tv_usec = (suseconds_t)(period_ms % 1000) * 1000;
+	t.tick = event_new(t.base, -1, EV_PERSIST, tick_cb, &t);
+	dl = evtimer_new(t.base, deadline_cb, &t);
+	if (t.tick == NULL || dl == NULL || event_add(t.tick, &period) < 0 ||
+	    evtimer_add(dl, &deadline) < 0)
+		fatalx("cannot set up timers");
+	(void)event_base_dispatch(t.base);
+	sender_free(t.snd);
+	event_free(t.tick);
+	event_free(dl);
+	outbox_free(&t.ob);
+	event_base_free(t.base);
+	keyring_clear(&ring);
+	return t.status;
+}
