@@ -377,7 +377,8 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 			return BAD(err, "SWEEP: bad span");
 		/* |adj| without overflow, even for INT64_MIN. */
 		mag = adj < 0 ? (uint64_t)(-(adj + 1)) + 1 : (uint64_t)adj;
-		if (adj < 0 ? mag > h->span_us : mag > UINT64_MAX - h->span_us)
+		if (adj < 0 ? mag > h->span_us :
+		              mag > (uint64_t)INT64_MAX - h->span_us)
 			return BAD(err, "SWEEP: span out of range");
 	}
 	if (nid_format(np, nid, NID_STR_MAX) < 0)
@@ -421,6 +422,8 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		return BAD(err, "SWEEP: truncated header");
 	if (nfs > MSG_SWEEP_FS_MAX)
 		return BAD(err, "SWEEP: too many filesystems");
+	if (h->span_us > INT64_MAX)
+		return BAD(err, "SWEEP: span out of range");
 	h->nfs = (uint16_t)nfs;
 	for (i = 0; i < h->nfs; i++) {
 		if (get_name(&r, h->fs[i], sizeof(h->fs[i])) < 0)

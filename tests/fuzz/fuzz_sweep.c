@@ -21,7 +21,7 @@ struct rec {
 	uint16_t fs;
 	char nid[NID_STR_MAX];
 	struct iocount d;
-	uint32_t span_us;
+	uint64_t span_us;
 };
 
 struct recs {
