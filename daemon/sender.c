@@ -269,7 +269,6 @@ static void
 event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct sender *s = arg;
-	char reason[160];
 
 	(void)bev;
 	if ((what & BEV_EVENT_CONNECTED) != 0) {
@@ -290,6 +289,7 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	if ((what & BEV_EVENT_ERROR) != 0) {
 		int dns = bufferevent_socket_get_dns_error(s->bev);
+		char reason[160];
 
 		if (dns != 0)
 			(void)snprintf(reason, sizeof(reason),
@@ -327,8 +327,6 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 static void
 sender_connect(struct sender *s)
 {
-	struct lh_err err;
-
 	s->bev = bufferevent_socket_new(s->base, -1,
 	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
 	if (s->bev == NULL) {
@@ -340,7 +338,6 @@ sender_connect(struct sender *s)
 		fail(s, "bad key ring");
 		return;
 	}
-	(void)err;
 	bufferevent_setcb(s->bev, read_cb, NULL, event_cb, s);
 	/* Never buffer more than one frame of input. */
 	bufferevent_setwatermark(s->bev, EV_READ, 0, s->s.max_frame);
