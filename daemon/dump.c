@@ -18,8 +18,10 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "err.h"
 #include "frame.h"
+#include "json.h"
 #include "keyfile.h"
 #include "ledger.h"
 #include "log.h"
@@ -180,24 +182,6 @@ parse_args(int argc, char **argv, struct dump_options *o)
 	}
 }
 
-/* A JSON string: the names come from the peer, escape everything. */
-static void
-json_str(FILE *out, const char *s)
-{
-	(void)fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			(void)fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			(void)fprintf(out, "\\u%04x", c);
-		else
-			(void)fputc(c, out);
-	}
-	(void)fputc('"', out);
-}
-
 /* "2023-11-14T22:13:20Z" for seconds since the epoch. */
 static void
 fmt_utc(uint64_t sec, uint32_t nsec, char *buf, size_t size)
@@ -320,15 +304,6 @@ print_hello(FILE *out, const struct msg_hello *h)
 }
 
 static int
-count_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
-{
-	(void)arg;
-	(void)h;
-	(void)r;
-	return 0;
-}
-
-static int
 print_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 {
 	struct dump_sweep *d = arg;
@@ -390,8 +365,7 @@ print_payload(FILE *out, const struct frame_hdr *hdr, const uint8_t *p,
 		return 0;
 	case FRAME_SWEEP:
 		/* Header line first, so print it from the first record. */
-		if (msg_sweep_decode(&sw, p, hdr->len, count_rec_cb, NULL,
-		        err) < 0)
+		if (msg_sweep_decode(&sw, p, hdr->len, NULL, NULL, err) < 0)
 			return -1;
 		fmt_ns(sw.start_ns, when, sizeof(when));
 		(void)fprintf(out,
@@ -529,17 +503,6 @@ file_main(const struct dump_options *o)
 
 /* ---- --listen mode ---- */
 
-/* A peer's text for a log line: printable ASCII only. */
-static void
-log_safe(char *out, size_t size, const char *in)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && in[i] != '\0'; i++)
-		out[i] = (char)(in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?');
-	out[i] = '\0';
-}
-
 static int
 listen_hello_cb(void *arg, struct receiver_peer *p, const struct msg_hello *h,
     struct lh_err *err)
@@ -581,15 +544,6 @@ json_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	return 0;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int
 listen_sweep(struct ledger *ledger, struct receiver_peer *p,
     const struct session_frame *f, struct lh_err *err)
@@ -603,8 +557,8 @@ listen_sweep(struct ledger *ledger, struct receiver_peer *p,
 	int rc;
 
 	/* Check the whole payload before printing any of it. */
-	if (msg_sweep_decode(&sw, f->payload, f->hdr.len, count_rec_cb, NULL,
-	        err) < 0) {
+	if (msg_sweep_decode(&sw, f->payload, f->hdr.len, NULL, NULL, err) <
+	    0) {
 		char why[LH_ERR_REASON_MAX];
 
 		(void)snprintf(why, sizeof(why), "%s", err->reason);
@@ -613,7 +567,7 @@ listen_sweep(struct ledger *ledger, struct receiver_peer *p,
 	memset(&ack, 0, sizeof(ack));
 	ack.seq = f->hdr.seq;
 	ack.batch = sw.batch;
-	ack.time_ns = now_ns();
+	ack.time_ns = clock_realtime_ns();
 	lh_err_clear(&lerr);
 	safe = ledger_get(ledger, receiver_peer_name(p), &lerr);
 	if (lerr.reason[0] != '\0')

@@ -37,6 +37,18 @@ log_init(const char *ident, bool foreground, int verbose)
 }
 
 void
+log_safe(char *out, size_t size, const char *in)
+{
+	size_t i;
+
+	if (size == 0)
+		return;
+	for (i = 0; i + 1 < size && in[i] != '\0'; i++)
+		out[i] = (char)(in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?');
+	out[i] = '\0';
+}
+
+void
 log_set_verbose(int verbose)
 {
 	log_state.verbose = verbose;

@@ -10,6 +10,7 @@
 #define LH_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define LOG_FMT(i) __attribute__((format(printf, (i), (i) + 1)))
 
@@ -22,6 +23,10 @@ void log_warnx(const char *fmt, ...) LOG_FMT(1);
 void log_info(const char *fmt, ...) LOG_FMT(1);
 void log_debug(const char *fmt, ...) LOG_FMT(1);
 _Noreturn void fatal(const char *fmt, ...) LOG_FMT(1);
+
+/* Copy a peer's text for a log line, with anything but printable ASCII
+ * replaced by '?', so that no name or reason can forge a log line. */
+void log_safe(char *out, size_t size, const char *in);
 _Noreturn void fatalx(const char *fmt, ...) LOG_FMT(1);
 
 #endif

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "err.h"
 #include "iocount.h"
+#include "json.h"
 #include "log.h"
 #include "lustre_tree.h"
 #include "once.h"
@@ -153,23 +154,6 @@ rec_cmp(const void *a, const void *b)
 	int r = strcmp(x->fs, y->fs);
 
 	return r != 0 ? r : strcmp(x->nid, y->nid);
-}
-
-static void
-json_str(FILE *out, const char *s)
-{
-	(void)fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			(void)fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			(void)fprintf(out, "\\u%04x", ch);
-		else
-			(void)fputc(ch, out);
-	}
-	(void)fputc('"', out);
 }
 
 static void

@@ -23,6 +23,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "clock.h"
 #include "err.h"
 #include "frame.h"
 #include "hmac.h"
@@ -70,15 +71,6 @@ struct receiver {
 	uint64_t next_id;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void
 addr_format(const struct sockaddr *sa, socklen_t salen, char *buf, size_t size)
 {
@@ -93,18 +85,6 @@ addr_format(const struct sockaddr *sa, socklen_t salen, char *buf, size_t size)
 		(void)snprintf(buf, size, "[%s]:%s", host, serv);
 	else
 		(void)snprintf(buf, size, "%s:%s", host, serv);
-}
-
-/* A peer's text for the log: printable ASCII only, so that no name or
- * reason can forge a log line. */
-static void
-text_safe(char *out, size_t size, const char *in)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < size && in[i] != '\0'; i++)
-		out[i] = (char)(in[i] >= 0x20 && in[i] < 0x7f ? in[i] : '?');
-	out[i] = '\0';
 }
 
 /* Unlink a closing peer and schedule its memory to be freed. */
@@ -273,14 +253,14 @@ peer_hello(struct receiver_peer *p, const struct session_frame *f)
 	struct timeval tv = {r->conf.read_timeout, 0};
 	struct msg_ack ack;
 	struct lh_err err;
-	uint64_t now = now_ns();
+	uint64_t now = clock_realtime_ns();
 
 	if (h == NULL) {
 		receiver_peer_drop(p, "HELLO not decoded");
 		return;
 	}
 	/* The name goes into every log line. */
-	text_safe(p->name, sizeof(p->name), h->name);
+	log_safe(p->name, sizeof(p->name), h->name);
 	(void)evtimer_del(p->hs_timer);
 	bufferevent_set_timeouts(p->bev, &tv, &tv);
 
@@ -327,7 +307,7 @@ peer_goodbye(struct receiver_peer *p, const struct session_frame *f)
 		receiver_peer_drop(p, why);
 		return;
 	}
-	text_safe(text, sizeof(text), bye.text);
+	log_safe(text, sizeof(text), bye.text);
 	log_info("peer %s %s: BYE (reason %u%s%s), closing", p->name, p->addr,
 	    bye.reason, text[0] != '\0' ? ": " : "", text);
 	peer_close_flushed(p);
@@ -515,7 +495,7 @@ peer_challenge(struct receiver_peer *p)
 	rc = lh_random(c.nonce, sizeof(c.nonce));
 	if (rc < 0)
 		return rc;
-	c.time_ns = now_ns();
+	c.time_ns = clock_realtime_ns();
 	c.caps = MSG_CAP_SWEEP;
 	c.role = r->conf.role;
 	(void)snprintf(c.name, sizeof(c.name), "%s", r->name);
