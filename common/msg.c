@@ -17,8 +17,9 @@
 #define REC_WRITE_OPS   0x08u
 #define REC_OSS_OPS     0x10u
 #define REC_MDS_OPS     0x20u
+#define REC_COUNTERS    0x3fu
 #define REC_SPAN        0x40u
-#define REC_RESERVED    0x80u
+#define REC_CSPAN       0x80u /* a span for each present counter */
 
 /* Names (identities, filesystems, targets, networks, addresses) are
  * printable ASCII without blanks; free text (software, BYE) may have
@@ -244,13 +245,39 @@ same_group(const struct sort_rec *x, const struct sort_rec *y)
 }
 
 static void
+iocount_to_array(const struct iocount *d, uint64_t v[MSG_NCOUNTERS])
+{
+	v[0] = d->read_bytes;
+	v[1] = d->write_bytes;
+	v[2] = d->read_ops;
+	v[3] = d->write_ops;
+	v[4] = d->oss_ops;
+	v[5] = d->mds_ops;
+}
+
+/* The span of counter i as the encoder sends it: 0 means the record's. */
+static uint64_t
+counter_span(const struct msg_rec *r, unsigned i)
+{
+	return r->cspan_us[i] != 0 ? r->cspan_us[i] : r->span_us;
+}
+
+/* a - b for two spans of 0..2^63-1: always fits. */
+static int64_t
+span_diff(uint64_t a, uint64_t b)
+{
+	return a >= b ? (int64_t)(a - b) : -(int64_t)(b - a);
+}
+
+static void
 put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
     const struct sort_rec *s, uint32_t *prev)
 {
-	const uint64_t v[6] = {r->d.read_bytes, r->d.write_bytes, r->d.read_ops,
-	    r->d.write_ops, r->d.oss_ops, r->d.mds_ops};
+	uint64_t v[MSG_NCOUNTERS];
 	uint8_t mask = 0;
 	unsigned i;
+
+	iocount_to_array(&r->d, v);
 
 	if (s->nid.kind == NID_KIND_STRING) {
 		(void)wbuf_put_str8(w, s->nid.addr);
@@ -260,22 +287,48 @@ put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
 		(void)wbuf_put_varint(w, s->nid.num - *prev);
 		*prev = s->nid.num;
 	}
-	for (i = 0; i < 6; i++) {
-		if (v[i] != 0)
-			mask |= (uint8_t)(1u << i);
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
+		if (v[i] == 0)
+			continue;
+		mask |= (uint8_t)(1u << i);
+		/* Bit 7 only when a counter needs a span of its own: one
+		 * encoding per record. */
+		if (counter_span(r, i) != r->span_us)
+			mask |= REC_CSPAN;
 	}
 	if (r->span_us != h->span_us)
 		mask |= REC_SPAN;
 	(void)wbuf_put_u8(w, mask);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
 		if (v[i] != 0)
 			(void)wbuf_put_varint(w, v[i]);
 	}
-	if (r->span_us != h->span_us)
-		(void)wbuf_put_zigzag(w,
-		    r->span_us > h->span_us ?
-		        (int64_t)(r->span_us - h->span_us) :
-		        -(int64_t)(h->span_us - r->span_us));
+	if ((mask & REC_SPAN) != 0)
+		(void)wbuf_put_zigzag(w, span_diff(r->span_us, h->span_us));
+	if ((mask & REC_CSPAN) == 0)
+		return;
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
+		if (v[i] != 0)
+			(void)wbuf_put_zigzag(w,
+			    span_diff(counter_span(r, i), r->span_us));
+	}
+}
+
+/* The spans of r the encoder will send are all in 0..2^63-1. */
+static bool
+rec_spans_ok(const struct msg_rec *r)
+{
+	uint64_t v[MSG_NCOUNTERS];
+	unsigned i;
+
+	if (r->span_us > INT64_MAX)
+		return false;
+	iocount_to_array(&r->d, v);
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
+		if (v[i] != 0 && counter_span(r, i) > INT64_MAX)
+			return false;
+	}
+	return true;
 }
 
 int
@@ -292,7 +345,7 @@ msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
 	if (s == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (recs[i].fs >= h->nfs || recs[i].span_us > INT64_MAX ||
+		if (recs[i].fs >= h->nfs || !rec_spans_ok(&recs[i]) ||
 		    h->span_us > INT64_MAX ||
 		    nid_split(recs[i].nid, &s[i].nid) < 0 ||
 		    strlen(s[i].nid.addr) > 255 || strlen(s[i].nid.net) > 255) {
@@ -338,14 +391,75 @@ out:
 	return rc;
 }
 
+/* *ret = base + a span adjustment read from r, which must lie in
+ * 0..2^63-1 (base does).  -1 on a short read, -2 out of range. */
+static int
+get_span(struct rbuf *r, uint64_t base, int64_t *ret_adj, uint64_t *ret)
+{
+	uint64_t mag;
+	int64_t adj;
+
+	if (rbuf_get_zigzag(r, &adj) < 0)
+		return -1;
+	/* |adj| without overflow, even for INT64_MIN. */
+	mag = adj < 0 ? (uint64_t)(-(adj + 1)) + 1 : (uint64_t)adj;
+	if (adj < 0 ? mag > base : mag > (uint64_t)INT64_MAX - base)
+		return -2;
+	*ret_adj = adj;
+	*ret = adj < 0 ? base - mag : base + mag;
+	return 0;
+}
+
+/* Bit 7: a span for each present counter, relative to the record's;
+ * canonical only when at least one differs from it.  Whatever decodes
+ * encodes again to the same bytes. */
+static int
+get_counter_spans(struct rbuf *r, uint8_t mask, struct msg_rec *rec,
+    struct lh_err *err)
+{
+	bool differs = false;
+	unsigned i;
+
+	for (i = 0; i < MSG_NCOUNTERS; i++)
+		rec->cspan_us[i] = rec->span_us;
+	rec->has_cspan = (mask & REC_CSPAN) != 0;
+	if (!rec->has_cspan)
+		return 0;
+	if ((mask & REC_COUNTERS) == 0)
+		return BAD(err, "SWEEP: counter spans without counters");
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
+		int64_t adj;
+		int rc;
+
+		if ((mask & (1u << i)) == 0)
+			continue;
+		rc = get_span(r, rec->span_us, &adj, &rec->cspan_us[i]);
+		if (rc < 0)
+			return BAD(err,
+			    rc == -1 ? "SWEEP: truncated counter span" :
+			               "SWEEP: counter span out of range");
+		if (adj == 0)
+			continue;
+		/* 0 is what an encoder's caller writes for "the record's
+		 * span", so a counter span of its own is never 0 (nor is a
+		 * zero span for a non-zero delta of any use). */
+		if (rec->cspan_us[i] == 0)
+			return BAD(err, "SWEEP: counter span 0");
+		differs = true;
+	}
+	if (!differs)
+		return BAD(err, "SWEEP: counter spans all equal the record's");
+	return 0;
+}
+
 static int
 get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
     bool first, struct msg_rec *rec, char *nid, struct lh_err *err)
 {
-	uint64_t v[6] = {0, 0, 0, 0, 0, 0}, gap;
-	int64_t adj = 0;
+	uint64_t v[MSG_NCOUNTERS] = {0, 0, 0, 0, 0, 0}, gap;
 	uint8_t mask;
 	unsigned i;
+	int rc;
 
 	if (np->kind == NID_KIND_STRING) {
 		char prev[sizeof(np->addr)];
@@ -363,24 +477,26 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 			return BAD(err, "SWEEP: bad address gap");
 		np->num += (uint32_t)gap;
 	}
-	if (rbuf_get_u8(r, &mask) < 0 || (mask & REC_RESERVED) != 0)
-		return BAD(err, "SWEEP: bad record mask");
-	for (i = 0; i < 6; i++) {
+	if (rbuf_get_u8(r, &mask) < 0)
+		return BAD(err, "SWEEP: truncated record mask");
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
 		if ((mask & (1u << i)) != 0 &&
 		    (rbuf_get_varint(r, &v[i]) < 0 || v[i] == 0))
 			return BAD(err, "SWEEP: bad counter");
 	}
+	rec->span_us = h->span_us;
 	if ((mask & REC_SPAN) != 0) {
-		uint64_t mag;
+		int64_t adj;
 
-		if (rbuf_get_zigzag(r, &adj) < 0 || adj == 0)
-			return BAD(err, "SWEEP: bad span");
-		/* |adj| without overflow, even for INT64_MIN. */
-		mag = adj < 0 ? (uint64_t)(-(adj + 1)) + 1 : (uint64_t)adj;
-		if (adj < 0 ? mag > h->span_us :
-		              mag > (uint64_t)INT64_MAX - h->span_us)
+		rc = get_span(r, h->span_us, &adj, &rec->span_us);
+		if (rc == -2)
 			return BAD(err, "SWEEP: span out of range");
+		if (rc < 0 || adj == 0)
+			return BAD(err, "SWEEP: bad span");
 	}
+	rc = get_counter_spans(r, mask, rec, err);
+	if (rc < 0)
+		return rc;
 	if (nid_format(np, nid, NID_STR_MAX) < 0)
 		return BAD(err, "SWEEP: NID too long");
 	/* One NID has one encoding: a text address that reads as IPv4 or a
@@ -399,7 +515,6 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	rec->d.write_ops = v[3];
 	rec->d.oss_ops = v[4];
 	rec->d.mds_ops = v[5];
-	rec->span_us = h->span_us + (uint64_t)adj;
 	return 0;
 }
 

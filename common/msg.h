@@ -9,6 +9,7 @@
 #ifndef LH_MSG_H
 #define LH_MSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct lh_err;
 #define MSG_HELLO_TGT_MAX 512 /* targets in one HELLO */
 #define MSG_SWEEP_FS_MAX  64  /* filesystems in one SWEEP */
 #define MSG_BYE_TEXT_MAX  128
+#define MSG_NCOUNTERS     6 /* counters of a SWEEP record (struct iocount) */
 
 /* Roles, as HELLO and CHALLENGE carry them. */
 enum msg_role {
@@ -101,6 +103,17 @@ struct msg_rec {
 	const char *nid; /* encoder: borrowed; decoder: valid during the call */
 	struct iocount d;
 	uint64_t span_us; /* deltas of a long outage span hours or days */
+	/*
+	 * Each counter's own span (the rate of counter i is its delta over
+	 * cspan_us[i]), in struct iocount order: read_bytes, write_bytes,
+	 * read_ops, write_ops, oss_ops, mds_ops.  The encoder reads it only
+	 * for present (non-zero) counters, takes 0 as "span_us" (a zero span
+	 * for a non-zero delta means nothing), and sets mask bit 7 iff one
+	 * of them differs from span_us.  The decoder fills all six: the
+	 * counter's own span where bit 7 gave one, else span_us.
+	 */
+	uint64_t cspan_us[MSG_NCOUNTERS];
+	bool has_cspan; /* decoder: bit 7 was set; the encoder ignores it */
 };
 
 int msg_challenge_encode(struct wbuf *w, const struct msg_challenge *m);
@@ -123,7 +136,7 @@ int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
  * Encode a SWEEP.  recs is sorted in place (by filesystem, network and
  * address, which is what makes the encoding small); a (fs, NID) pair may
  * appear once.  Returns 0, -EINVAL (bad NID, duplicate, fs index out of
- * range) or the wbuf's error.
+ * range, a span above 2^63-1) or the wbuf's error.
  */
 int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
     struct msg_rec *recs, size_t n);

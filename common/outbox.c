@@ -137,13 +137,23 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	return r;
 }
 
+/* a + b for spans, saturating at the largest a SWEEP carries. */
+static uint64_t
+span_add(uint64_t a, uint64_t b)
+{
+	if (a >= (uint64_t)INT64_MAX || b >= (uint64_t)INT64_MAX - a)
+		return (uint64_t)INT64_MAX;
+	return a + b;
+}
+
 int
 outbox_add(struct outbox *ob, const char *fs, const char *nid,
-    const struct iocount *d, uint64_t span_us, uint64_t sweep_id,
-    uint64_t start_ns)
+    const struct iocount *d, uint64_t span_us, const uint64_t *cspan_us,
+    uint64_t sweep_id, uint64_t start_ns)
 {
 	struct outbox_batch *b = &ob->pending;
 	struct outbox_rec *r;
+	unsigned i;
 	int rc = 0;
 
 	if (strlen(fs) == 0 || strlen(fs) >= MSG_FS_MAX || strlen(nid) == 0 ||
@@ -156,7 +166,14 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 		return rc;
 	}
 	iocount_add(&r->d, d);
-	r->span_us += span_us;
+	r->span_us = span_add(r->span_us, span_us);
+	for (i = 0; i < MSG_NCOUNTERS; i++) {
+		uint64_t cs = cspan_us != NULL && cspan_us[i] != 0 ?
+		    cspan_us[i] :
+		    span_us;
+
+		r->cspan_us[i] = span_add(r->cspan_us[i], cs);
+	}
 	if (b->first_sweep == 0 || sweep_id < b->first_sweep)
 		b->first_sweep = sweep_id;
 	if (sweep_id > b->last_sweep)
@@ -191,12 +208,9 @@ common_span(const struct outbox_batch *b)
 		return 0;
 	v = malloc(b->n * sizeof(*v));
 	if (v == NULL)
-		return (uint32_t)(b->recs[0].span_us > UINT32_MAX ?
-		        UINT32_MAX :
-		        b->recs[0].span_us);
+		return b->recs[0].span_us;
 	for (i = 0; i < b->n; i++)
-		v[i] = b->recs[i].span_us > UINT32_MAX ? UINT32_MAX :
-		                                         b->recs[i].span_us;
+		v[i] = b->recs[i].span_us;
 	qsort(v, b->n, sizeof(*v), cmp_u64);
 	for (i = 0; i < b->n; i++) {
 		run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
@@ -243,12 +257,51 @@ batch_encode(const struct outbox_batch *b, struct wbuf *w)
 		recs[i].fs = (uint16_t)f;
 		recs[i].nid = r->nid;
 		recs[i].d = r->d;
-		recs[i].span_us =
-		    r->span_us > UINT32_MAX ? UINT32_MAX : (uint32_t)r->span_us;
+		recs[i].span_us = r->span_us;
+		/* The encoder sets bit 7 only for records whose counters'
+		 * spans differ from span_us. */
+		memcpy(recs[i].cspan_us, r->cspan_us, sizeof(r->cspan_us));
 	}
 	rc = msg_sweep_encode(w, &h, recs, b->n);
 	free(recs);
 	return rc;
+}
+
+/* The pending batch becomes the one in flight, numbered batch; the old
+ * in-flight storage is reused for the next pending one. */
+static void
+promote(struct outbox *ob, uint64_t batch)
+{
+	struct outbox_batch tmp = ob->inflight;
+
+	ob->inflight = ob->pending;
+	ob->pending = tmp;
+	batch_clear(&ob->pending);
+	ob->inflight.batch = batch;
+	ob->have_inflight = true;
+}
+
+void
+outbox_seal(struct outbox *ob)
+{
+	if (!ob->have_inflight && ob->pending.n > 0)
+		promote(ob, ++ob->last_batch);
+}
+
+bool
+outbox_ready(const struct outbox *ob)
+{
+	return ob->have_inflight;
+}
+
+int
+outbox_restore_inflight(struct outbox *ob, uint64_t batch)
+{
+	if (ob->have_inflight || ob->pending.n == 0 || batch == 0 ||
+	    batch > ob->last_batch)
+		return -EINVAL;
+	promote(ob, batch);
+	return 0;
 }
 
 int
@@ -257,20 +310,8 @@ outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
 {
 	int rc;
 
-	if (!ob->have_inflight) {
-		struct outbox_batch tmp;
-
-		if (ob->pending.n == 0)
-			return -ENODATA;
-		/* The pending batch becomes the one in flight; the old in-
-		 * flight storage is reused for the next pending one. */
-		tmp = ob->inflight;
-		ob->inflight = ob->pending;
-		ob->pending = tmp;
-		batch_clear(&ob->pending);
-		ob->inflight.batch = ++ob->last_batch;
-		ob->have_inflight = true;
-	}
+	if (!ob->have_inflight)
+		return -ENODATA;
 	rc = batch_encode(&ob->inflight, w);
 	if (rc < 0)
 		return rc;

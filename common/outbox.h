@@ -6,7 +6,8 @@
  *  - in flight: sent, waiting for its ACK; never changed, sent again with
  *    the same number and records after a reconnect;
  *  - pending: everything counted since, coalesced per (filesystem, NID):
- *    deltas added up, spans added up, however long the outage.
+ *    deltas added up, spans added up (each counter's span too), however
+ *    long the outage.
  *
  * Memory is therefore bounded by twice the number of distinct clients, and
  * by OUTBOX_MAX_KEYS at worst.  Pure: no I/O, no clock.
@@ -31,6 +32,9 @@ struct outbox_rec {
 	char nid[NID_STR_MAX];
 	struct iocount d;
 	uint64_t span_us;
+	/* Each counter's span (struct iocount order), summed like span_us:
+	 * an add without a span of its own for a counter adds span_us. */
+	uint64_t cspan_us[MSG_NCOUNTERS];
 };
 
 struct outbox_batch {
@@ -57,26 +61,46 @@ void outbox_free(struct outbox *ob);
 
 /*
  * Count a delta of one (fs, NID) for sweep sweep_id, covering span_us
- * microseconds from start_ns.  Coalesced into the pending batch.
- * Returns 0, -EINVAL (bad names) or -ENOSPC (too many keys: counted in
- * ob->dropped).
+ * microseconds from start_ns.  cspan_us (may be NULL) gives each counter
+ * its own span, in struct iocount order, a 0 meaning span_us (so does
+ * NULL for every counter).  Coalesced into the pending batch: deltas and
+ * spans added up, spans saturating at 2^63-1.  Returns 0, -EINVAL (bad
+ * names) or -ENOSPC (too many keys: counted in ob->dropped).
  */
 int outbox_add(struct outbox *ob, const char *fs, const char *nid,
-    const struct iocount *d, uint64_t span_us, uint64_t sweep_id,
-    uint64_t start_ns);
+    const struct iocount *d, uint64_t span_us, const uint64_t *cspan_us,
+    uint64_t sweep_id, uint64_t start_ns);
 
-/* True when there is something to send (in flight or pending). */
+/* True when something is not yet acknowledged (in flight or pending). */
 bool outbox_has_data(const struct outbox *ob);
 
 /*
- * The SWEEP payload to send now: the batch in flight again if there is one
- * (same number, same records), else the pending batch, which becomes the
- * batch in flight under the next number.  *ret_batch and *ret_sweep get
- * its batch number and last sweep id.  Returns 0, -ENODATA (nothing to
- * send) or an encoding error.
+ * Number the pending batch: if no batch is in flight, the pending one
+ * becomes the batch in flight under the next number.  Batches are
+ * numbered only here, so that a sender that saves its outbox (the
+ * gatherer's state file) seals just before saving: every number it ever
+ * sent is then in its saved state, and a restart can never send different
+ * records under a number already used.  A sender that saves nothing seals
+ * whenever it adds or is acknowledged.
+ */
+void outbox_seal(struct outbox *ob);
+
+/* True when a sealed batch waits to be sent or acknowledged. */
+bool outbox_ready(const struct outbox *ob);
+
+/*
+ * The SWEEP payload of the batch in flight (the same number and records
+ * every time until it is acknowledged).  *ret_batch and *ret_sweep get
+ * its batch number and last sweep id.  Returns 0, -ENODATA (nothing
+ * sealed) or an encoding error.
  */
 int outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
     uint64_t *ret_sweep);
+
+/* State restore: what outbox_add() collected becomes the batch in flight
+ * under the saved number batch.  Returns 0, or -EINVAL (a batch in flight
+ * already, nothing collected, or a number above last_batch). */
+int outbox_restore_inflight(struct outbox *ob, uint64_t batch);
 
 /* The receiver acknowledged batch (ACK kind SWEEP or DUPLICATE): forget
  * it.  Returns 0, or -ESRCH if that is not the batch in flight. */

@@ -124,7 +124,7 @@ send_next(struct sender *s)
 	int rc;
 
 	if (s->state != SENDER_OPEN || s->awaiting_ack ||
-	    !outbox_has_data(s->conf.outbox))
+	    !outbox_ready(s->conf.outbox))
 		return;
 	wbuf_reset(&s->payload);
 	rc = outbox_next(s->conf.outbox, &s->payload, &batch, &sweep);

@@ -22,6 +22,8 @@ struct rec {
 	char nid[NID_STR_MAX];
 	struct iocount d;
 	uint64_t span_us;
+	uint64_t cspan_us[MSG_NCOUNTERS];
+	bool has_cspan;
 };
 
 struct recs {
@@ -56,6 +58,8 @@ collect_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	memcpy(rs->r[rs->n].nid, r->nid, len + 1);
 	rs->r[rs->n].d = r->d;
 	rs->r[rs->n].span_us = r->span_us;
+	memcpy(rs->r[rs->n].cspan_us, r->cspan_us, sizeof(r->cspan_us));
+	rs->r[rs->n].has_cspan = r->has_cspan;
 	rs->n++;
 	return 0;
 }
@@ -133,6 +137,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mr[i].nid = a.r[i].nid;
 		mr[i].d = a.r[i].d;
 		mr[i].span_us = a.r[i].span_us;
+		/* As decoded: the encoder must send bit 7 again exactly
+		 * where it was. */
+		memcpy(mr[i].cspan_us, a.r[i].cspan_us, sizeof(mr[i].cspan_us));
 	}
 	wbuf_init(&w, 0);
 	rc = msg_sweep_encode(&w, &h, mr, a.n);
@@ -154,7 +161,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < a.n; i++)
 		if (rec_cmp(&a.r[i], &b.r[i]) != 0 ||
 		    memcmp(&a.r[i].d, &b.r[i].d, sizeof(a.r[i].d)) != 0 ||
-		    a.r[i].span_us != b.r[i].span_us)
+		    a.r[i].span_us != b.r[i].span_us ||
+		    memcmp(a.r[i].cspan_us, b.r[i].cspan_us,
+		        sizeof(a.r[i].cspan_us)) != 0 ||
+		    a.r[i].has_cspan != b.r[i].has_cspan)
 			abort();
 	wbuf_free(&w);
 out:

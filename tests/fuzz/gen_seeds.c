@@ -130,6 +130,51 @@ make_sweep(struct wbuf *w, size_t n, int mixed)
 		die("sweep");
 }
 
+/* A SWEEP whose records carry counter spans (mask bit 7): targets read
+ * at different times, with and without a record span of their own, a
+ * counter that keeps the record's span, and spans near 2^63-1. */
+static void
+make_sweep_cspan(struct wbuf *w)
+{
+	static const char *const nids[] = {"10.1.2.3@o2ib", "10.1.2.4@o2ib",
+	    "10.1.2.5@o2ib", "27@gni", "2001:db8:10::17@tcp"};
+	struct msg_rec recs[5];
+	struct msg_sweep h;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.batch = 4;
+	h.first_sweep = 1718000010;
+	h.start_ns = 1718000000000000000ull;
+	h.span_us = 10000000;
+	h.nfs = 2;
+	(void)snprintf(h.fs[0], MSG_FS_MAX, "scratch");
+	(void)snprintf(h.fs[1], MSG_FS_MAX, "home");
+	memset(recs, 0, sizeof(recs));
+	for (i = 0; i < 5; i++) {
+		recs[i].nid = nids[i];
+		recs[i].fs = (uint16_t)(i == 4 ? 1 : 0);
+		recs[i].d.read_bytes = 1048576 * (i + 1);
+		recs[i].d.write_bytes = i % 2 == 0 ? 4096 * (i + 1) : 0;
+		recs[i].d.read_ops = i + 1;
+		recs[i].d.write_ops = i % 2 == 0 ? i + 1 : 0;
+		recs[i].d.oss_ops = 2 * (i + 1) + 3;
+		recs[i].d.mds_ops = i == 3 ? 0 : 7;
+		recs[i].span_us = i == 1 ? 9999000 : h.span_us;
+	}
+	recs[0].cspan_us[0] = 10000250;
+	recs[0].cspan_us[2] = 10000250;
+	recs[0].cspan_us[5] = 9999800;
+	recs[1].cspan_us[4] = 10000400;  /* and a record span of its own */
+	recs[2].cspan_us[1] = h.span_us; /* the same: no bit 7 */
+	recs[3].span_us = (uint64_t)INT64_MAX;
+	recs[3].cspan_us[0] = 1;
+	recs[3].cspan_us[4] = (uint64_t)INT64_MAX - 5;
+	recs[4].cspan_us[5] = 20000000;
+	if (msg_sweep_encode(w, &h, recs, 5) != 0)
+		die("sweep with counter spans");
+}
+
 /* A whole connection as the listener of fuzz_frame.c sees it. */
 static void
 make_frames(struct hmac_ctx *hm, const struct keyring *ring)
@@ -277,6 +322,8 @@ main(int argc, char **argv)
 	put_wbuf("sweep", "seed-sweep-empty", &w);
 	make_sweep(&w, 256, 0);
 	put_wbuf("sweep", "seed-sweep-256", &w);
+	make_sweep_cspan(&w);
+	put_wbuf("sweep", "seed-sweep-cspan", &w);
 
 	{
 		static const char k1[] = "# lharvestd key\n"

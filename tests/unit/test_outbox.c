@@ -3,10 +3,13 @@
  * acknowledgements, bounded memory over a long outage. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "msg.h"
+#include "nid.h"
 #include "outbox.h"
 #include "testutil.h"
 #include "wire.h"
@@ -55,16 +58,19 @@ START_TEST(coalesce_resend_ack)
 	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), -ENODATA);
 
 	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d,
-	                     20000000, 1000, 5),
+	                     20000000, NULL, 1000, 5),
 	    0);
 	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d,
-	                     20000000, 1020, 7),
+	                     20000000, NULL, 1020, 7),
 	    0);
 	ck_assert_int_eq(outbox_add(&ob, "home", "10.1.0.1@o2ib", &d, 20000000,
-	                     1020, 7),
+	                     NULL, 1020, 7),
 	    0);
 	ck_assert_uint_eq(ob.pending.n, 2);
 
+	/* Nothing is numbered until sealed. */
+	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), -ENODATA);
+	outbox_seal(&ob);
 	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 42);
 	ck_assert_uint_eq(sweep, 1020);
@@ -82,8 +88,9 @@ START_TEST(coalesce_resend_ack)
 	/* New data while 42 is in flight goes to the next batch; a resend
 	 * of 42 is byte for byte the same. */
 	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.2@o2ib", &d,
-	                     20000000, 1040, 9),
+	                     20000000, NULL, 1040, 9),
 	    0);
+	outbox_seal(&ob); /* 42 is in flight: nothing changes */
 	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 42);
 	ck_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0);
@@ -92,6 +99,8 @@ START_TEST(coalesce_resend_ack)
 	ck_assert_int_eq(outbox_acked(&ob, 42), 0);
 	ck_assert_int_eq(outbox_acked(&ob, 42), -ESRCH);
 	wbuf_reset(&w2);
+	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), -ENODATA);
+	outbox_seal(&ob);
 	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 43);
 	memset(&s, 0, sizeof(s));
@@ -128,23 +137,206 @@ START_TEST(long_outage_bounded)
 			(void)snprintf(nid, sizeof(nid), "10.1.0.%u@o2ib",
 			    c + 1);
 			ck_assert_int_eq(outbox_add(&ob, "scratch", nid, &d,
-			                     20000000, 1000 + k * 20, 0),
+			                     20000000, NULL, 1000 + k * 20, 0),
 			    0);
 		}
 	}
 	ck_assert_uint_eq(ob.pending.n, 250);
 	wbuf_init(&w, 0);
+	outbox_seal(&ob);
 	ck_assert_int_eq(outbox_next(&ob, &w, &batch, &sweep), 0);
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
 	    0);
 	ck_assert_uint_eq(s.n, 250);
 	ck_assert_uint_eq(s.read_bytes, 7ULL * 4320 * 250);
-	ck_assert_uint_eq(h.span_us,
-	    4320ULL * 20000000 > UINT32_MAX ? UINT32_MAX : 4320ULL * 20000000);
+	/* 86,400 s in microseconds: above 2^32, sent whole (it was once
+	 * clamped to UINT32_MAX). */
+	ck_assert_uint_gt(4320ULL * 20000000, UINT32_MAX);
+	ck_assert_uint_eq(h.span_us, 4320ULL * 20000000);
+	ck_assert_uint_eq(s.span_us, 250ULL * 4320 * 20000000);
 	ck_assert_uint_eq(h.first_sweep, 1000);
 	ck_assert_uint_eq(sweep, 1000 + 4319 * 20);
 	wbuf_free(&w);
+	outbox_free(&ob);
+}
+END_TEST
+
+/* The records of one decoded batch, by NID. */
+struct recs {
+	size_t n;
+	char nid[8][NID_STR_MAX];
+	struct iocount d[8];
+	uint64_t span_us[8];
+	uint64_t cspan_us[8][MSG_NCOUNTERS];
+	bool has_cspan[8];
+};
+
+static int
+keep_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
+{
+	struct recs *k = arg;
+
+	(void)h;
+	ck_assert_uint_lt(k->n, 8);
+	(void)snprintf(k->nid[k->n], NID_STR_MAX, "%s", r->nid);
+	k->d[k->n] = r->d;
+	k->span_us[k->n] = r->span_us;
+	memcpy(k->cspan_us[k->n], r->cspan_us, sizeof(r->cspan_us));
+	k->has_cspan[k->n] = r->has_cspan;
+	k->n++;
+	return 0;
+}
+
+static size_t
+find(const struct recs *k, const char *nid)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (strcmp(k->nid[i], nid) == 0)
+			return i;
+	ck_abort_msg("%s not in the batch", nid);
+	return 0;
+}
+
+/* Send the pending batch and decode it into k. */
+static void
+send_and_keep(struct outbox *ob, struct recs *k, struct msg_sweep *h)
+{
+	uint64_t batch, sweep;
+	struct wbuf w;
+
+	wbuf_init(&w, 0);
+	outbox_seal(ob);
+	ck_assert_int_eq(outbox_next(ob, &w, &batch, &sweep), 0);
+	memset(k, 0, sizeof(*k));
+	ck_assert_int_eq(msg_sweep_decode(h, w.data, w.len, keep_cb, k, NULL),
+	    0);
+	ck_assert_int_eq(outbox_acked(ob, batch), 0);
+	wbuf_free(&w);
+}
+
+/* Each counter's span is added up on its own; a NULL or a 0 adds the
+ * record's span for that counter; bit 7 only where a span differs. */
+START_TEST(coalesce_counter_spans)
+{
+	static const uint64_t cs1[MSG_NCOUNTERS] = {20000100, 0, 19999900, 0, 0,
+	    0};
+	static const uint64_t cs2[MSG_NCOUNTERS] = {10000000, 10000000,
+	    10000000, 10000000, 10000000, 10000000};
+	static const uint64_t absent_only[MSG_NCOUNTERS] = {0, 0, 0, 5, 5, 5};
+	struct iocount d = io(100);
+	struct msg_sweep h;
+	struct outbox ob;
+	struct recs k;
+	size_t i;
+
+	d.write_bytes = 4096; /* present, never given a span of its own */
+	outbox_init(&ob, 0);
+	/* a: own spans, then none (NULL), then all equal to the span */
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 20000000, cs1,
+	                     1000, 0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 20000000, NULL,
+	                     1020, 0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 10000000, cs2,
+	                     1040, 0),
+	    0);
+	/* b: NULL only; c: spans only for counters that stay 0 */
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, 20000000, NULL,
+	                     1000, 0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, 20000000,
+	                     absent_only, 1000, 0),
+	    0);
+	send_and_keep(&ob, &k, &h);
+	ck_assert_uint_eq(k.n, 3);
+
+	i = find(&k, "1@gni");
+	ck_assert_uint_eq(k.span_us[i], 50000000);
+	ck_assert(k.has_cspan[i]);
+	ck_assert_uint_eq(k.cspan_us[i][0], 50000100); /* read_bytes */
+	ck_assert_uint_eq(k.cspan_us[i][1], 50000000); /* write_bytes */
+	ck_assert_uint_eq(k.cspan_us[i][2], 49999900); /* read_ops */
+	ck_assert_uint_eq(k.cspan_us[i][3], 50000000); /* absent */
+	ck_assert_uint_eq(k.d[i].read_bytes, 300);
+
+	i = find(&k, "2@gni");
+	ck_assert(!k.has_cspan[i]);
+	ck_assert_uint_eq(k.span_us[i], 20000000);
+	for (unsigned c = 0; c < MSG_NCOUNTERS; c++)
+		ck_assert_uint_eq(k.cspan_us[i][c], 20000000);
+
+	/* Spans for absent counters are not sent: nothing differs. */
+	i = find(&k, "3@gni");
+	ck_assert(!k.has_cspan[i]);
+	ck_assert_uint_eq(k.cspan_us[i][3], 20000000);
+	outbox_free(&ob);
+}
+END_TEST
+
+/* Spans above 2^32 us are sent whole (they were once clamped to
+ * UINT32_MAX), and sums saturate at 2^63-1 instead of wrapping. */
+START_TEST(big_spans)
+{
+	const uint64_t big = 3ULL * UINT32_MAX; /* about 3.6 hours */
+	const uint64_t cs[MSG_NCOUNTERS] = {big + 7, 0, big - 7, 0, 0, 0};
+	const uint64_t huge[MSG_NCOUNTERS] = {UINT64_MAX, 0, INT64_MAX, 0, 0,
+	    0};
+	struct iocount d = io(5);
+	struct msg_sweep h;
+	struct outbox ob;
+	struct recs k;
+	size_t i;
+
+	outbox_init(&ob, 0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, big, NULL, 1,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, big, NULL, 1,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, 2 * big, cs, 1,
+	                     0),
+	    0);
+	send_and_keep(&ob, &k, &h);
+	ck_assert_uint_eq(h.span_us, big); /* the most common span */
+	i = find(&k, "1@gni");
+	ck_assert_uint_eq(k.span_us[i], big);
+	i = find(&k, "3@gni");
+	ck_assert_uint_eq(k.span_us[i], 2 * big);
+	ck_assert(k.has_cspan[i]);
+	ck_assert_uint_eq(k.cspan_us[i][0], big + 7);
+	ck_assert_uint_eq(k.cspan_us[i][2], big - 7);
+
+	/* Saturation: each add near the top, and more than the top. */
+	for (int n = 0; n < 3; n++) {
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "4@gni", &d,
+		                     INT64_MAX - 1, NULL, 2, 0),
+		    0);
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "5@gni", &d,
+		                     UINT64_MAX, huge, 2, 0),
+		    0);
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "6@gni", &d, 1000,
+		                     huge, 2, 0),
+		    0);
+	}
+	send_and_keep(&ob, &k, &h);
+	ck_assert_uint_eq(k.n, 3);
+	i = find(&k, "4@gni");
+	ck_assert_uint_eq(k.span_us[i], INT64_MAX);
+	ck_assert(!k.has_cspan[i]);
+	i = find(&k, "5@gni");
+	ck_assert_uint_eq(k.span_us[i], INT64_MAX);
+	ck_assert(!k.has_cspan[i]);
+	i = find(&k, "6@gni");
+	ck_assert_uint_eq(k.span_us[i], 3000);
+	ck_assert(k.has_cspan[i]);
+	ck_assert_uint_eq(k.cspan_us[i][0], INT64_MAX);
+	ck_assert_uint_eq(k.cspan_us[i][2], INT64_MAX);
+	ck_assert_uint_eq(k.d[i].read_bytes, 15);
 	outbox_free(&ob);
 }
 END_TEST
@@ -155,10 +347,11 @@ START_TEST(bad_names)
 	struct iocount d = io(1);
 
 	outbox_init(&ob, 0);
-	ck_assert_int_eq(outbox_add(&ob, "", "1@gni", &d, 1, 1, 0), -EINVAL);
-	ck_assert_int_eq(outbox_add(&ob, "fs", "", &d, 1, 1, 0), -EINVAL);
-	ck_assert_int_eq(outbox_add(&ob, "waytoolongfsname", "1@gni", &d, 1, 1,
-	                     0),
+	ck_assert_int_eq(outbox_add(&ob, "", "1@gni", &d, 1, NULL, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "", &d, 1, NULL, 1, 0), -EINVAL);
+	ck_assert_int_eq(outbox_add(&ob, "waytoolongfsname", "1@gni", &d, 1,
+	                     NULL, 1, 0),
 	    -EINVAL);
 	outbox_free(&ob);
 }
@@ -172,6 +365,8 @@ main(void)
 
 	tcase_add_test(tc, coalesce_resend_ack);
 	tcase_add_test(tc, long_outage_bounded);
+	tcase_add_test(tc, coalesce_counter_spans);
+	tcase_add_test(tc, big_spans);
 	tcase_add_test(tc, bad_names);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
