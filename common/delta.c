@@ -50,13 +50,13 @@ sub(struct iocount *r, const struct iocount *c, const struct iocount *p)
 	r->mds_ops = c->mds_ops - p->mds_ops;
 }
 
-/* Time since the epoch began, when start_time says so plausibly. */
+/* The time between the two reads, when the files tell. */
 static uint64_t
-span_since_start(const struct delta_sample *cur)
+span_between(const struct delta_sample *prev, const struct delta_sample *cur)
 {
-	if (cur->start_ns == 0 || cur->snap_ns <= cur->start_ns)
+	if (prev->snap_ns == 0 || cur->snap_ns <= prev->snap_ns)
 		return 0;
-	return cur->snap_ns - cur->start_ns;
+	return cur->snap_ns - prev->snap_ns;
 }
 
 enum delta_kind
@@ -70,7 +70,7 @@ delta_compute(const struct delta_sample *prev, const struct delta_sample *cur,
 			return DELTA_BASELINE;
 		}
 		*ret = cur->c;
-		*ret_span_ns = span_since_start(cur);
+		*ret_span_ns = 0;
 		return DELTA_NEW;
 	}
 	/* A new epoch: start_time moved (2.15.2+), or anything went down,
@@ -81,15 +81,10 @@ delta_compute(const struct delta_sample *prev, const struct delta_sample *cur,
 	        cur->start_ns != prev->start_ns) ||
 	    cur->samples < prev->samples || went_down(&prev->c, &cur->c)) {
 		*ret = cur->c;
-		*ret_span_ns = span_since_start(cur);
-		if (*ret_span_ns == 0 && cur->snap_ns > prev->snap_ns &&
-		    prev->snap_ns != 0)
-			*ret_span_ns = cur->snap_ns - prev->snap_ns;
+		*ret_span_ns = span_between(prev, cur);
 		return DELTA_RESET;
 	}
 	sub(ret, &cur->c, &prev->c);
-	*ret_span_ns = cur->snap_ns > prev->snap_ns && prev->snap_ns != 0 ?
-	    cur->snap_ns - prev->snap_ns :
-	    0;
+	*ret_span_ns = span_between(prev, cur);
 	return DELTA_NORMAL;
 }

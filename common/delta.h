@@ -39,9 +39,13 @@ void delta_sample_from(struct delta_sample *s, const struct lstats *st,
 /*
  * The delta from prev (NULL: never seen) to cur.  first_sweep: a missing
  * prev is a baseline (the gatherer's first sweep with no saved state).
- * *ret_span_ns is the time the delta covers, from the files' own
- * snapshot_time (for a new epoch: since start_time when known), or 0 when
- * the files do not tell (the caller then uses the sweep interval).
+ * *ret_span_ns is the time the delta covers: the time between the two
+ * files' snapshot_time, a reset included (what was counted before the
+ * reset and after the previous read is lost by Lustre, and spreading what
+ * is left over the whole window is what keeps a rate series free of
+ * spikes).  It is 0 when the files do not tell: a new export (it appeared
+ * some time since the previous sweep), no snapshot_time, or a clock that
+ * went back; the caller then uses the time since its previous sweep.
  */
 enum delta_kind
 delta_compute(const struct delta_sample *prev, const struct delta_sample *cur,

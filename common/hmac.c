@@ -78,6 +78,51 @@ sha256(const void *p, size_t n, uint8_t out[SHA256_LEN])
 	return 0;
 }
 
+struct sha256_ctx {
+	EVP_MD_CTX *md;
+	bool failed;
+};
+
+struct sha256_ctx *
+sha256_begin(void)
+{
+	struct sha256_ctx *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->md = EVP_MD_CTX_new();
+	if (c->md == NULL || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(c->md);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int
+sha256_update(struct sha256_ctx *c, const void *p, size_t n)
+{
+	if (!c->failed && n > 0 && !EVP_DigestUpdate(c->md, p, n))
+		c->failed = true;
+	return c->failed ? -EIO : 0;
+}
+
+int
+sha256_end(struct sha256_ctx *c, uint8_t out[SHA256_LEN])
+{
+	unsigned int outlen = 0;
+	int rc = 0;
+
+	if (c == NULL)
+		return -EIO;
+	if (c->failed || !EVP_DigestFinal_ex(c->md, out, &outlen) ||
+	    outlen != SHA256_LEN)
+		rc = -EIO;
+	EVP_MD_CTX_free(c->md);
+	free(c);
+	return rc;
+}
+
 bool
 hmac_equal(const uint8_t *a, const uint8_t *b, size_t n)
 {

@@ -33,6 +33,13 @@ int hmac_sha256(struct hmac_ctx *h, const uint8_t *key, size_t keylen,
 /* out = SHA-256(p). */
 int sha256(const void *p, size_t n, uint8_t out[SHA256_LEN]);
 
+/* SHA-256 of a stream (the gatherer's state file): begin, update as the
+ * bytes go by, end (which frees).  NULL from begin: out of memory. */
+struct sha256_ctx;
+struct sha256_ctx *sha256_begin(void);
+int sha256_update(struct sha256_ctx *c, const void *p, size_t n);
+int sha256_end(struct sha256_ctx *c, uint8_t out[SHA256_LEN]);
+
 /* Constant-time equality of two MACs. */
 bool hmac_equal(const uint8_t *a, const uint8_t *b, size_t n);
 

@@ -228,17 +228,13 @@ ltree_free(struct ltree *t)
 	t->cap = 0;
 }
 
-int
-ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
-    size_t *ret_len)
+/* Read fd to EOF into buf, len bytes of which are already there. */
+static int
+read_rest(int fd, char *buf, size_t cap, size_t len, size_t *ret_len)
 {
-	size_t len = 0;
 	ssize_t n;
-	int fd, rc = 0;
+	int rc = 0;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
 	/* /proc reports size 0 and sysfs 4096: read to EOF, never stat(). */
 	for (;;) {
 		if (len == cap) {
@@ -262,8 +258,46 @@ ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
 			break;
 		len += (size_t)n;
 	}
-	(void)close(fd);
 	if (rc == 0)
 		*ret_len = len;
+	return rc;
+}
+
+int
+ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
+    size_t *ret_len)
+{
+	int fd, rc;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	rc = read_rest(fd, buf, cap, 0, ret_len);
+	(void)close(fd);
+	return rc;
+}
+
+int
+ltree_read_stats_at(int dirfd, const char *path, char *buf, size_t cap,
+    size_t *ret_len)
+{
+	ssize_t n;
+	int fd, rc;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		rc = -errno;
+	} else if (n > 0 && (size_t)n <= LTREE_ONE_READ && (size_t)n < cap) {
+		*ret_len = (size_t)n;
+		rc = 0;
+	} else {
+		rc = read_rest(fd, buf, cap, (size_t)n, ret_len);
+	}
+	(void)close(fd);
 	return rc;
 }

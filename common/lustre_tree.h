@@ -76,6 +76,18 @@ void ltree_free(struct ltree *t);
 int ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
     size_t *ret_len);
 
+/*
+ * ltree_read_at() for the gatherer's hot path, with one read() where the
+ * kernel allows: a seq_file read (every Lustre stats file, in /proc and
+ * debugfs) returns as many whole lines as fit in its page-sized buffer,
+ * so a first read of at most LTREE_ONE_READ bytes that is shorter than
+ * the caller's buffer is the whole file; longer ones may have been cut at
+ * a line and are read on to EOF.  Same returns as ltree_read_at().
+ */
+#define LTREE_ONE_READ 3072
+int ltree_read_stats_at(int dirfd, const char *path, char *buf, size_t cap,
+    size_t *ret_len);
+
 /* True for the names of NID directories that are never clients. */
 bool ltree_nid_is_local(const char *nid);
 

@@ -4,14 +4,17 @@
  * by the configuration's "role" key.  main() parses the command line, loads
  * the configuration and hands over to the role.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "err.h"
+#include "gatherer.h"
 #include "log.h"
 #include "once.h"
 
@@ -90,6 +93,7 @@ main(int argc, char **argv)
 	struct lh_config *cfg = NULL;
 	struct lh_options o;
 	struct lh_err err;
+	int status;
 
 	parse_args(argc, argv, &o);
 	/* -n and --once are interactive: their words go to the terminal. */
@@ -113,15 +117,24 @@ main(int argc, char **argv)
 			config_free(cfg);
 			return 1;
 		}
-		int status = once_run(cfg, stdout);
-
+		status = once_run(cfg, stdout);
 		config_free(cfg);
 		return status;
 	}
-	(void)fprintf(stderr,
-	    "%s: role %s: this build reads and prints (--once) and checks "
-	    "configurations (-n); the network roles are not built yet\n",
-	    cfg->path, config_role_name(cfg->role));
+	if (cfg->role != LH_ROLE_GATHERER) {
+		(void)fprintf(stderr,
+		    "%s: role %s: this build runs the gatherer role only\n",
+		    cfg->path, config_role_name(cfg->role));
+		config_free(cfg);
+		return 1;
+	}
+	if (!o.foreground && daemon(0, 0) < 0) {
+		(void)fprintf(stderr, "lharvestd: cannot detach: %s\n",
+		    strerror(errno));
+		config_free(cfg);
+		return 1;
+	}
+	status = gatherer_run(cfg);
 	config_free(cfg);
-	return 1;
+	return status;
 }

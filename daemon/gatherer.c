@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The gatherer role: sweeps, delivery, state (see gatherer.h). */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "config.h"
+#include "delta.h"
+#include "err.h"
+#include "gatherer.h"
+#include "gstate.h"
+#include "gtable.h"
+#include "iocount.h"
+#include "keyfile.h"
+#include "log.h"
+#include "lustre_tree.h"
+#include "msg.h"
+#include "outbox.h"
+#include "sender.h"
+#include "statsparse.h"
+
+/* Export stats files are 0.2-2.5 KB; a file larger than this is not one. */
+#define GATHER_FILE_MAX ((size_t)64 * 1024)
+#define STATE_FILE      "gatherer.state"
+#define LOCK_FILE       "gatherer.lock"
+
+/* What went wrong during one sweep, for one summary line. */
+struct sweep_trouble {
+	unsigned unreadable; /* files that could not be read or parsed */
+	char first[LH_ERR_REASON_MAX + LTREE_PATH_MAX + LTREE_NID_MAX + 32];
+};
+
+struct gatherer {
+	const struct lh_config *cfg;
+	struct event_base *base;
+	struct event *tick;
+	struct event *sig_term, *sig_int, *sig_hup;
+	struct keyring ring;
+	struct sender *snd;
+	struct outbox ob;
+	struct gtable table;
+	struct ltree tree;
+	char *buf;        /* one file at a time */
+	struct lstats *st; /* its parse */
+	char state_path[PATH_MAX];
+	int lock_fd;
+	uint64_t next_ns;  /* the boundary the timer is set for */
+	bool troubled;     /* the last sweep had unreadable files */
+	bool no_targets;   /* the last sweep found no target */
+	uint64_t dropped;  /* outbox refusals already logged */
+	int status;
+};
+
+/* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
+static bool
+gone(int rc)
+{
+	return rc == -ENOENT || rc == -ENODEV || rc == -EIO || rc == -ENOTDIR;
+}
+
+static void
+trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
+    const char *path, const char *reason)
+{
+	int n;
+
+	if (tr->unreadable++ != 0)
+		return;
+	n = snprintf(tr->first, sizeof(tr->first), "%s/%s: %s", lt->path,
+	    path, reason);
+	(void)n; /* a cut message is still a message */
+}
+
+/* Read one NID directory's stats (and uuid when needed) and count it. */
+static int
+gather_export(struct gatherer *g, struct gt_target *tg,
+    const struct ltree_target *lt, const struct dirent *de,
+    struct sweep_trouble *tr)
+{
+	char path[LTREE_NID_MAX + 16];
+	struct delta_sample cur;
+	struct iocount io;
+	struct gt_export *e;
+	struct lh_err err;
+	size_t len;
+	int rc;
+
+	e = gtable_export(&g->table, tg, de->d_name, (uint64_t)de->d_ino, &rc);
+	if (e == NULL)
+		return rc == -EINVAL ? 0 : rc;
+	(void)snprintf(path, sizeof(path), "%s/stats", de->d_name);
+	rc = ltree_read_stats_at(lt->exports_fd, path, g->buf, GATHER_FILE_MAX,
+	    &len);
+	if (rc < 0) {
+		/* Gone: the export stays known until it is no longer listed,
+		 * so a passing failure does not make it new again. */
+		if (!gone(rc))
+			trouble(tr, lt, path,
+			    rc == -EFBIG ? "larger than 64 KiB" :
+			                   strerror(-rc));
+		return 0;
+	}
+	if (lstats_parse(g->st, g->buf, len, 0, &err) < 0) {
+		trouble(tr, lt, path, err.reason);
+		return 0;
+	}
+	iocount_from_stats(&io, g->st, lt->kind);
+	delta_sample_from(&cur, g->st, &io);
+	if (gtable_needs_uuid(e, &cur)) {
+		(void)snprintf(path, sizeof(path), "%s/uuid", de->d_name);
+		rc = ltree_read_at(lt->exports_fd, path, g->buf,
+		    GATHER_FILE_MAX, &len);
+		if (rc < 0 && gone(rc))
+			return 0;
+		gtable_classify(&g->table, e,
+		    rc == 0 ? ltree_classify_uuid(g->buf, len) :
+		              LTREE_PEER_STALE);
+	}
+	gtable_observe(&g->table, e, &cur);
+	return 0;
+}
+
+static bool
+is_dir_entry(int dirfd, const struct dirent *de)
+{
+	struct stat sb;
+
+	if (de->d_type == DT_DIR)
+		return true;
+	if (de->d_type != DT_UNKNOWN)
+		return false;
+	return fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(sb.st_mode);
+}
+
+/* List one target's exports/ and read every NID directory in it. */
+static int
+gather_target(struct gatherer *g, const struct ltree_target *lt,
+    struct sweep_trouble *tr)
+{
+	struct gt_target *tg;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (fstat(lt->exports_fd, &sb) < 0) {
+		log_warn("%s", lt->path);
+		return 0;
+	}
+	tg = gtable_target(&g->table, lt->name, lt->fs, lt->kind,
+	    (uint64_t)sb.st_dev, (uint64_t)sb.st_ino);
+	if (tg == NULL)
+		return -ENOMEM;
+	/* A directory stream of its own: the held descriptor stays at its
+	 * offset for openat(). */
+	fd = openat(lt->exports_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (!gone(-errno))
+			log_warn("%s", lt->path);
+		if (fd >= 0)
+			(void)close(fd);
+		return 0;
+	}
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		/* exports/ also holds the regular file "clear". */
+		if (de->d_name[0] == '.' || ltree_nid_is_local(de->d_name) ||
+		    strlen(de->d_name) >= LTREE_NID_MAX ||
+		    !is_dir_entry(dirfd(d), de))
+			continue;
+		rc = gather_export(g, tg, lt, de, tr);
+		if (rc < 0)
+			break;
+		errno = 0;
+	}
+	/* Only a complete listing says which exports are gone. */
+	if (rc == 0 && errno == 0)
+		gtable_target_listed(tg);
+	else if (rc == 0 && !gone(-errno))
+		log_warn("%s: listing", lt->path);
+	(void)closedir(d);
+	return rc;
+}
+
+struct emit_ctx {
+	struct gatherer *g;
+	uint64_t sweep_id;
+	size_t nrecs;
+};
+
+static int
+emit_record(void *arg, const struct gt_record *r)
+{
+	struct emit_ctx *c = arg;
+
+	c->nrecs++;
+	/* -ENOSPC (more clients than an outbox holds) is counted in the
+	 * outbox and logged once per sweep; nothing else can fail here
+	 * but memory. */
+	(void)outbox_add(&c->g->ob, r->fs, r->nid, &r->d, r->span_us,
+	    r->cspan_us, c->sweep_id, r->start_ns);
+	return 0;
+}
+
+static void
+save_state(struct gatherer *g)
+{
+	struct lh_err err;
+
+	if (gstate_save(g->state_path, &g->table, &g->ob, &err) < 0)
+		log_warnx("%s: %s; a restart would lose the deltas of the "
+		          "interval",
+		    g->state_path, err.reason);
+}
+
+static void
+sweep(struct gatherer *g, uint64_t sweep_ns)
+{
+	const struct lh_config *cfg = g->cfg;
+	struct sweep_trouble tr;
+	struct emit_ctx ec = {g, sweep_ns / CLOCK_NS_PER_S, 0};
+	struct lh_err err;
+	uint64_t t0 = clock_monotonic_ns(), t1;
+	size_t i, used = 0;
+	int rc = 0;
+
+	memset(&tr, 0, sizeof(tr));
+	gtable_sweep_begin(&g->table, sweep_ns,
+	    (uint64_t)cfg->interval * CLOCK_NS_PER_S);
+	ltree_clear(&g->tree);
+	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
+		log_warnx("%s", err.reason);
+	for (i = 0; i < g->tree.ntargets && rc == 0; i++) {
+		if (!config_wants_fs(cfg, g->tree.targets[i].fs))
+			continue;
+		used++;
+		rc = gather_target(g, &g->tree.targets[i], &tr);
+	}
+	if (rc < 0) {
+		/* Out of memory half-way: forget nothing, count nothing;
+		 * the next sweep reads again from the same counters. */
+		log_warnx("sweep %" PRIu64 ": out of memory, skipped",
+		    ec.sweep_id);
+		return;
+	}
+	if (used == 0 && !g->no_targets)
+		log_warnx("no Lustre target found under %s%s; still looking",
+		    cfg->lustre_root,
+		    cfg->nfilesystems > 0 ? " for the configured filesystems" :
+		                            "");
+	else if (used > 0 && g->no_targets)
+		log_info("%zu Lustre targets found", used);
+	g->no_targets = used == 0;
+	if (tr.unreadable > 0 && !g->troubled)
+		log_warnx("%s%s", tr.first,
+		    tr.unreadable > 1 ? " (and more files like it; counted "
+		                        "again once readable)" :
+		                        "");
+	else if (tr.unreadable == 0 && g->troubled)
+		log_info("every stats file is readable again");
+	g->troubled = tr.unreadable > 0;
+
+	if (gtable_sweep_end(&g->table, emit_record, &ec) < 0)
+		log_warnx("sweep %" PRIu64 ": out of memory", ec.sweep_id);
+	if (g->ob.dropped > g->dropped) {
+		log_warnx("more than %zu clients: %" PRIu64
+		          " records not sent",
+		    (size_t)OUTBOX_MAX_KEYS, g->ob.dropped - g->dropped);
+		g->dropped = g->ob.dropped;
+	}
+	/* Number the batch before saving: see outbox_seal(). */
+	outbox_seal(&g->ob);
+	save_state(g);
+	sender_kick(g->snd);
+	t1 = clock_monotonic_ns();
+	log_debug("sweep %" PRIu64 ": %zu targets, %zu exports, %zu clients "
+	          "in %.3f s%s",
+	    ec.sweep_id, used, gtable_nexports(&g->table), ec.nrecs,
+	    (double)(t1 - t0) / 1e9,
+	    sender_connected(g->snd) ? "" : " (aggregator not connected)");
+	if (t1 - t0 > (uint64_t)cfg->interval * CLOCK_NS_PER_S)
+		log_warnx("sweep %" PRIu64 " took %.1f s, longer than the "
+		          "interval (%u s): sweeps are skipped",
+		    ec.sweep_id, (double)(t1 - t0) / 1e9, cfg->interval);
+}
+
+/* Set the timer for the first boundary after both now and the sweep
+ * just done (a timer may fire a little early). */
+static void
+schedule(struct gatherer *g, uint64_t done_ns)
+{
+	uint64_t now = clock_realtime_ns(), wait;
+	struct timeval tv;
+
+	g->next_ns = clock_next_boundary(now > done_ns ? now : done_ns,
+	    g->cfg->interval);
+	wait = g->next_ns - now;
+	tv.tv_sec = (time_t)(wait / CLOCK_NS_PER_S);
+	tv.tv_usec = (suseconds_t)(wait % CLOCK_NS_PER_S / 1000);
+	if (evtimer_add(g->tick, &tv) < 0)
+		fatalx("cannot set the sweep timer");
+}
+
+static void
+tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gatherer *g = arg;
+	uint64_t now = clock_realtime_ns();
+	uint64_t interval_ns = (uint64_t)g->cfg->interval * CLOCK_NS_PER_S;
+	uint64_t at = g->next_ns;
+
+	(void)fd;
+	(void)what;
+	/* Timers run on the monotonic clock: if the wall clock jumped (or
+	 * the machine slept), sweep at the boundary we are in instead. */
+	if (now + interval_ns / 2 < at || now > at + interval_ns)
+		at = clock_sweep_id(now, g->cfg->interval) * CLOCK_NS_PER_S;
+	sweep(g, at);
+	schedule(g, at);
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct gatherer *g = arg;
+
+	(void)what;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP: nothing to reload in this version; "
+		         "restart to apply a new configuration");
+		return;
+	}
+	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	(void)event_base_loopbreak(g->base);
+}
+
+static void
+fill_hello(void *arg, struct msg_hello *h)
+{
+	const struct gatherer *g = arg;
+	const struct gtable *t = &g->table;
+	size_t i, f;
+
+	h->role = MSG_ROLE_GATHERER;
+	h->interval = g->cfg->interval;
+	for (i = 0; i < t->ntargets && h->ntargets < MSG_HELLO_TGT_MAX; i++) {
+		const struct gt_target *tg = t->targets[i];
+
+		for (f = 0; f < h->nfs; f++) {
+			if (strcmp(h->fs[f], tg->fs) == 0)
+				break;
+		}
+		if (f == h->nfs) {
+			if (h->nfs == MSG_HELLO_FS_MAX)
+				continue;
+			(void)snprintf(h->fs[h->nfs++], MSG_FS_MAX, "%s",
+			    tg->fs);
+		}
+		(void)snprintf(h->targets[h->ntargets].name, MSG_TARGET_MAX,
+		    "%s", tg->name);
+		h->targets[h->ntargets++].fs = (uint16_t)f;
+	}
+}
+
+static void
+acked(void *arg, uint64_t batch, bool duplicate)
+{
+	(void)arg;
+	log_debug("batch %" PRIu64 " acknowledged%s", batch,
+	    duplicate ? " (the aggregator had it already)" : "");
+}
+
+/* Hold state_dir for this process: two gatherers sharing one would
+ * corrupt each other's state. */
+static int
+lock_state_dir(struct gatherer *g)
+{
+	const char *dir = g->cfg->state_dir;
+	char path[PATH_MAX];
+
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		log_warn("state_dir %s", dir);
+		return -1;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", dir, LOCK_FILE) >=
+	        (int)sizeof(path) ||
+	    snprintf(g->state_path, sizeof(g->state_path), "%s/%s", dir,
+	        STATE_FILE) >= (int)sizeof(g->state_path)) {
+		log_warnx("state_dir %s: path too long", dir);
+		return -1;
+	}
+	g->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (g->lock_fd < 0) {
+		log_warn("%s", path);
+		return -1;
+	}
+	if (flock(g->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		log_warnx("%s: another lharvestd uses this state_dir (give "
+		          "each instance its own)",
+		    path);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+load_state(struct gatherer *g)
+{
+	struct lh_err err;
+	int rc;
+
+	rc = gstate_load(g->state_path, &g->table, &g->ob, &err);
+	if (rc == -ENOENT) {
+		log_info("no saved state in %s: the first sweep is a baseline",
+		    g->cfg->state_dir);
+		return;
+	}
+	if (rc < 0) {
+		log_warnx("%s: %s; starting afresh (the first sweep is a "
+		          "baseline)",
+		    g->state_path, err.reason);
+		gtable_free(&g->table);
+		gtable_init(&g->table);
+		outbox_free(&g->ob);
+		outbox_init(&g->ob, 0);
+		return;
+	}
+	log_info("state restored: %zu exports on %zu targets, last sweep "
+	         "%" PRIu64 "%s",
+	    gtable_nexports(&g->table), g->table.ntargets,
+	    (uint64_t)(g->table.last_sweep_ns / CLOCK_NS_PER_S),
+	    outbox_has_data(&g->ob) ? ", with deltas not yet acknowledged" :
+	                              "");
+}
+
+static int
+setup(struct gatherer *g)
+{
+	const struct lh_config *cfg = g->cfg;
+	struct sender_conf sc;
+	struct lh_err err;
+
+	if (cfg->server_host == NULL || cfg->server_host[0] == '\0') {
+		log_warnx("%s: the gatherer needs server = \"host[:port]\" "
+		          "(the aggregator)",
+		    cfg->path);
+		return -1;
+	}
+	if (keyfile_load(cfg->secret_file, &g->ring, &err) < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	if (lock_state_dir(g) < 0)
+		return -1;
+	g->buf = malloc(GATHER_FILE_MAX);
+	g->st = malloc(sizeof(*g->st));
+	g->base = event_base_new();
+	if (g->buf == NULL || g->st == NULL || g->base == NULL) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	load_state(g);
+	g->tick = evtimer_new(g->base, tick_cb, g);
+	g->sig_term = evsignal_new(g->base, SIGTERM, signal_cb, g);
+	g->sig_int = evsignal_new(g->base, SIGINT, signal_cb, g);
+	g->sig_hup = evsignal_new(g->base, SIGHUP, signal_cb, g);
+	if (g->tick == NULL || g->sig_term == NULL || g->sig_int == NULL ||
+	    g->sig_hup == NULL || evsignal_add(g->sig_term, NULL) < 0 ||
+	    evsignal_add(g->sig_int, NULL) < 0 ||
+	    evsignal_add(g->sig_hup, NULL) < 0) {
+		log_warnx("cannot set up events");
+		return -1;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.host = cfg->server_host;
+	sc.port = cfg->server_port;
+	sc.keys = &g->ring;
+	sc.name = cfg->name;
+	sc.max_frame = cfg->max_frame;
+	sc.handshake_timeout = cfg->handshake_timeout;
+	sc.outbox = &g->ob;
+	sc.fill_hello = fill_hello;
+	sc.on_acked = acked;
+	sc.arg = g;
+	if (sender_new(g->base, &sc, &g->snd) < 0)
+		return -1;
+	schedule(g, 0);
+	return 0;
+}
+
+static void
+teardown(struct gatherer *g)
+{
+	if (g->snd != NULL)
+		sender_free(g->snd);
+	if (g->tick != NULL)
+		event_free(g->tick);
+	if (g->sig_term != NULL)
+		event_free(g->sig_term);
+	if (g->sig_int != NULL)
+		event_free(g->sig_int);
+	if (g->sig_hup != NULL)
+		event_free(g->sig_hup);
+	if (g->base != NULL)
+		event_base_free(g->base);
+	ltree_free(&g->tree);
+	gtable_free(&g->table);
+	outbox_free(&g->ob);
+	keyring_clear(&g->ring);
+	free(g->buf);
+	free(g->st);
+	if (g->lock_fd >= 0)
+		(void)close(g->lock_fd);
+}
+
+int
+gatherer_run(const struct lh_config *cfg)
+{
+	struct gatherer g;
+	int status = 1;
+
+	memset(&g, 0, sizeof(g));
+	g.cfg = cfg;
+	g.lock_fd = -1;
+	gtable_init(&g.table);
+	outbox_init(&g.ob, 0);
+	/* A receiver that goes away must not kill us with SIGPIPE. */
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (setup(&g) == 0) {
+		log_info("gatherer %s: every %u s, reading %s, sending to "
+		         "%s:%u",
+		    cfg->name, cfg->interval, cfg->lustre_root,
+		    cfg->server_host, cfg->server_port);
+		(void)event_base_dispatch(g.base);
+		/* The counters are those of the last sweep; the outbox may
+		 * have shrunk since (acknowledgements): save it too. */
+		if (g.table.history)
+			save_state(&g);
+		status = 0;
+	}
+	teardown(&g);
+	return status;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The gatherer role (on every OSS and MDS): at every sweep boundary, read
+ * the per-client export stats of every local target, turn them into
+ * per-(filesystem, client NID) deltas (common/gtable.c), keep them in the
+ * outbox until the aggregator acknowledges them (daemon/sender.c), and
+ * save the counters read and the deltas not yet acknowledged in state_dir
+ * (common/gstate.c), so that a restart loses nothing.
+ */
+#ifndef LH_GATHERER_H
+#define LH_GATHERER_H
+
+struct lh_config;
+
+/* Run until SIGTERM or SIGINT.  Returns the process exit status, after
+ * one log line on a fatal problem (key file, state directory). */
+int gatherer_run(const struct lh_config *cfg);
+
+#endif

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The gatherer's tables: baselines, sums over targets, exact per-counter
+ * spans, peers, exports and targets coming and going, restore. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gtable.h"
+#include "hindex.h"
+#include "testutil.h"
+
+#define S  1000000000ULL /* ns */
+#define T0 (1700000000ULL * S)
+
+struct got {
+	size_t n;
+	struct gt_record r[64];
+	char nid[64][NID_STR_MAX];
+	char fs[64][LTREE_FS_MAX];
+};
+
+static int
+collect(void *arg, const struct gt_record *r)
+{
+	struct got *g = arg;
+
+	ck_assert_uint_lt(g->n, 64);
+	g->r[g->n] = *r;
+	(void)snprintf(g->nid[g->n], NID_STR_MAX, "%s", r->nid);
+	(void)snprintf(g->fs[g->n], LTREE_FS_MAX, "%s", r->fs);
+	g->n++;
+	return 0;
+}
+
+static int
+count(void *arg, const struct gt_record *r)
+{
+	(void)r;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+static const struct gt_record *
+find(const struct got *g, const char *fs, const char *nid)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		if (strcmp(g->nid[i], nid) == 0 && strcmp(g->fs[i], fs) == 0)
+			return &g->r[i];
+	}
+	return NULL;
+}
+
+static struct delta_sample
+sample(uint64_t rb, uint64_t wb, uint64_t ops, uint64_t snap_ns)
+{
+	struct delta_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.c.read_bytes = rb;
+	s.c.write_bytes = wb;
+	s.c.oss_ops = ops;
+	s.samples = ops;
+	s.snap_ns = snap_ns;
+	return s;
+}
+
+/* Read one export: list it, classify it if asked, count it. */
+static void
+see(struct gtable *t, struct gt_target *tg, const char *nid, uint64_t ino,
+    enum ltree_peer cls, struct delta_sample s)
+{
+	struct gt_export *e;
+	int rc;
+
+	e = gtable_export(t, tg, nid, ino, &rc);
+	ck_assert_ptr_nonnull(e);
+	if (gtable_needs_uuid(e, &s))
+		gtable_classify(t, e, cls);
+	gtable_observe(t, e, &s);
+}
+
+static struct gt_target *
+target(struct gtable *t, const char *name, uint64_t ino)
+{
+	struct gt_target *tg;
+
+	tg = gtable_target(t, name, "scratch",
+	    strstr(name, "MDT") != NULL ? LH_TARGET_MDT : LH_TARGET_OST, 1,
+	    ino);
+	ck_assert_ptr_nonnull(tg);
+	gtable_target_listed(tg);
+	return tg;
+}
+
+START_TEST(baseline_then_deltas)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct got g;
+	const struct gt_record *r;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1000, 2000, 5, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 1);
+	r = find(&g, "scratch", "10.1.0.1@o2ib");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->d.read_bytes, 0); /* baseline */
+	ck_assert_uint_eq(r->span_us, 20000000);
+
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1500, 2100, 9, T0 + 20 * S + 5000));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	r = find(&g, "scratch", "10.1.0.1@o2ib");
+	ck_assert_uint_eq(r->d.read_bytes, 500);
+	ck_assert_uint_eq(r->d.write_bytes, 100);
+	ck_assert_uint_eq(r->d.oss_ops, 4);
+	ck_assert_uint_eq(r->span_us, 20000005);
+	ck_assert_uint_eq(r->start_ns, T0);
+	gtable_free(&t);
+}
+END_TEST
+
+/* Two targets with different spans: each counter's D / span equals the
+ * sum of the targets' own rates. */
+START_TEST(exact_rates_over_targets)
+{
+	struct gtable t;
+	struct gt_target *a, *b;
+	struct got g;
+	const struct gt_record *r;
+	double want_rb, want_ops, got_rb, got_ops;
+	uint64_t s_rb, s_ops;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	b = target(&t, "scratch-OST0001", 11);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(0, 0, 0, T0));
+	see(&t, b, "10.1.0.1@o2ib", 101, LTREE_PEER_CLIENT,
+	    sample(0, 0, 0, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+
+	/* a: 19 s, 1.9 GB, 100 ops; b: 21 s, 4.2 GB, 7000 ops. */
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	b = target(&t, "scratch-OST0001", 11);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1900000000, 0, 100, T0 + 19 * S));
+	see(&t, b, "10.1.0.1@o2ib", 101, LTREE_PEER_CLIENT,
+	    sample(4200000000, 0, 7000, T0 + 21 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	r = find(&g, "scratch", "10.1.0.1@o2ib");
+	ck_assert_uint_eq(r->d.read_bytes, 6100000000ULL);
+	ck_assert_uint_eq(r->d.oss_ops, 7100);
+	s_rb = r->cspan_us[0] != 0 ? r->cspan_us[0] : r->span_us;
+	s_ops = r->cspan_us[4] != 0 ? r->cspan_us[4] : r->span_us;
+	want_rb = 1900000000.0 / 19e6 + 4200000000.0 / 21e6;
+	want_ops = 100.0 / 19e6 + 7000.0 / 21e6;
+	got_rb = (double)r->d.read_bytes / (double)s_rb;
+	got_ops = (double)r->d.oss_ops / (double)s_ops;
+	ck_assert_msg(fabs(got_rb - want_rb) / want_rb < 1e-6,
+	    "bytes rate %g, want %g", got_rb, want_rb);
+	ck_assert_msg(fabs(got_ops - want_ops) / want_ops < 1e-6,
+	    "ops rate %g, want %g", got_ops, want_ops);
+	/* The record span is the bytes' own: no separate span for them. */
+	ck_assert_uint_eq(r->cspan_us[0], 0);
+	ck_assert_uint_ne(r->cspan_us[4], 0);
+	gtable_free(&t);
+}
+END_TEST
+
+START_TEST(peers_never_reported)
+{
+	struct gtable t;
+	struct gt_target *a, *m;
+	struct got g;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	m = target(&t, "scratch-MDT0000", 12);
+	/* The MDS's NID: a server on the OST (its OSP), stale on the MDT. */
+	see(&t, a, "10.0.0.1@o2ib", 1, LTREE_PEER_SERVER,
+	    sample(0, 0, 50, T0));
+	see(&t, m, "10.0.0.1@o2ib", 2, LTREE_PEER_STALE, sample(0, 0, 0, T0));
+	see(&t, a, "10.1.0.7@o2ib", 3, LTREE_PEER_STALE, sample(0, 0, 3, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_ptr_nonnull(find(&g, "scratch", "10.1.0.7@o2ib"));
+	gtable_free(&t);
+}
+END_TEST
+
+START_TEST(stale_export_rechecked_when_it_moves)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct gt_export *e;
+	struct delta_sample s = sample(10, 0, 3, T0);
+	int rc;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	e = gtable_export(&t, a, "10.1.0.7@o2ib", 3, &rc);
+	ck_assert(gtable_needs_uuid(e, &s));
+	gtable_classify(&t, e, LTREE_PEER_STALE);
+	gtable_observe(&t, e, &s);
+	ck_assert(!gtable_needs_uuid(e, &s)); /* still: no uuid read */
+	s.samples++;
+	ck_assert(gtable_needs_uuid(e, &s)); /* it moves: look again */
+	gtable_classify(&t, e, LTREE_PEER_CLIENT);
+	gtable_observe(&t, e, &s);
+	s.samples++;
+	ck_assert(!gtable_needs_uuid(e, &s)); /* a client, once and for all */
+	gtable_free(&t);
+}
+END_TEST
+
+/* An export not listed is forgotten; when it comes back its whole value
+ * counts (it was created from zero since the previous sweep), over the
+ * time since that sweep. */
+START_TEST(export_gone_and_back)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct got g;
+	const struct gt_record *r;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1000, 0, 5, T0));
+	see(&t, a, "10.1.0.2@o2ib", 101, LTREE_PEER_CLIENT,
+	    sample(1000, 0, 5, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1100, 0, 6, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 1); /* .2 is gone, and so is its client */
+	ck_assert_uint_eq(t.nclients, 1);
+
+	gtable_sweep_begin(&t, T0 + 60 * S, 20 * S); /* one sweep skipped */
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(1100, 0, 6, T0 + 60 * S));
+	see(&t, a, "10.1.0.2@o2ib", 102, LTREE_PEER_CLIENT,
+	    sample(300, 0, 2, T0 + 60 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	r = find(&g, "scratch", "10.1.0.2@o2ib");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->d.read_bytes, 300);
+	ck_assert_uint_eq(r->span_us, 40000000); /* since the last sweep */
+	gtable_free(&t);
+}
+END_TEST
+
+/* A NID directory re-created (another inode) is a new export even when
+ * its counters are above the old ones. */
+START_TEST(recreated_directory_is_new)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct got g;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(10, 0, 1, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 200, LTREE_PEER_CLIENT,
+	    sample(5000, 0, 9, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.r[0].d.read_bytes, 5000);
+	ck_assert_uint_eq(g.r[0].d.oss_ops, 9);
+	gtable_free(&t);
+}
+END_TEST
+
+/* A target re-created (failed over and back, remounted): every export of
+ * it counts from zero. */
+START_TEST(recreated_target_is_new)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct got g;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(10, 0, 1, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 99);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(700, 0, 4, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.r[0].d.read_bytes, 700);
+	gtable_free(&t);
+}
+END_TEST
+
+/* A listing that did not complete forgets nothing; a target not found
+ * takes its exports, and clients left without exports, with it. */
+START_TEST(partial_listing_and_target_gone)
+{
+	struct gtable t;
+	struct gt_target *a, *b;
+	struct got g;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	b = target(&t, "scratch-OST0001", 11);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(10, 0, 1, T0));
+	see(&t, a, "10.1.0.2@o2ib", 101, LTREE_PEER_CLIENT,
+	    sample(10, 0, 1, T0));
+	see(&t, b, "10.1.0.3@o2ib", 102, LTREE_PEER_CLIENT,
+	    sample(10, 0, 1, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 3);
+
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = gtable_target(&t, "scratch-OST0000", "scratch", LH_TARGET_OST, 1,
+	    10); /* listing failed half-way: not marked listed */
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(20, 0, 2, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 2); /* .1 and .2; OST0001 and .3 gone */
+	ck_assert_ptr_nonnull(find(&g, "scratch", "10.1.0.2@o2ib"));
+	ck_assert_ptr_null(find(&g, "scratch", "10.1.0.3@o2ib"));
+	ck_assert_uint_eq(t.ntargets, 1);
+	ck_assert_uint_eq(gtable_nexports(&t), 2);
+	gtable_free(&t);
+}
+END_TEST
+
+START_TEST(reset_counts_new_value)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct got g;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(100000, 0, 50, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(300, 0, 2, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.r[0].d.read_bytes, 300);
+	ck_assert_uint_eq(g.r[0].span_us, 20000000);
+	gtable_free(&t);
+}
+END_TEST
+
+/* Many clients over several targets, some leaving: the indexes stay
+ * right through growth and compaction. */
+START_TEST(many_clients_churn)
+{
+	struct gtable t;
+	struct gt_target *tg[3];
+	size_t n;
+	char nid[64];
+	unsigned sw, c, i;
+
+	gtable_init(&t);
+	for (sw = 0; sw < 4; sw++) {
+		gtable_sweep_begin(&t, T0 + sw * 20 * S, 20 * S);
+		for (i = 0; i < 3; i++) {
+			(void)snprintf(nid, sizeof(nid), "scratch-OST%04u", i);
+			tg[i] = target(&t, nid, 10 + i);
+		}
+		for (c = 0; c < 3000; c++) {
+			/* Every sweep drops the clients c % 4 == sw. */
+			if (c % 4 == sw)
+				continue;
+			(void)snprintf(nid, sizeof(nid), "10.1.%u.%u@o2ib",
+			    c / 256, c % 256);
+			for (i = 0; i < 3; i++)
+				see(&t, tg[i], nid, 1000 + c, LTREE_PEER_CLIENT,
+				    sample(sw * 10ULL, 0, sw, T0 + sw * 20 * S));
+		}
+		n = 0;
+		ck_assert_int_eq(gtable_sweep_end(&t, count, &n), 0);
+		ck_assert_uint_eq(n, 2250);
+		ck_assert_uint_eq(t.nclients, 2250);
+		ck_assert_uint_eq(gtable_nexports(&t), 3 * 2250);
+	}
+	gtable_free(&t);
+}
+END_TEST
+
+START_TEST(restore_then_sweep)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct delta_sample prev = sample(1000, 0, 5, T0);
+	struct got g;
+
+	gtable_init(&t);
+	a = gtable_restore_target(&t, "scratch-OST0000", "scratch",
+	    LH_TARGET_OST, 1, 10);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_null(gtable_restore_target(&t, "scratch-OST0000",
+	    "scratch", LH_TARGET_OST, 1, 10));
+	ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
+	                     LTREE_PEER_CLIENT, true, &prev),
+	    0);
+	ck_assert_int_lt(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
+	                     LTREE_PEER_CLIENT, true, &prev),
+	    0);
+	gtable_restored(&t, T0);
+	/* Restarted an hour later: the delta is the hour's. */
+	gtable_sweep_begin(&t, T0 + 3600 * S, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+	    sample(9000, 0, 50, T0 + 3600 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.r[0].d.read_bytes, 8000);
+	ck_assert_uint_eq(g.r[0].span_us, 3600000000ULL);
+	gtable_free(&t);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("gtable");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, baseline_then_deltas);
+	tcase_add_test(tc, exact_rates_over_targets);
+	tcase_add_test(tc, peers_never_reported);
+	tcase_add_test(tc, stale_export_rechecked_when_it_moves);
+	tcase_add_test(tc, export_gone_and_back);
+	tcase_add_test(tc, recreated_directory_is_new);
+	tcase_add_test(tc, recreated_target_is_new);
+	tcase_add_test(tc, partial_listing_and_target_gone);
+	tcase_add_test(tc, reset_counts_new_value);
+	tcase_add_test(tc, many_clients_churn);
+	tcase_add_test(tc, restore_then_sweep);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
