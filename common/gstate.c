@@ -49,7 +49,6 @@ static void
 out_flush(struct gstate_out *o)
 {
 	size_t off = 0;
-	ssize_t n;
 
 	if (o->error == 0 && wbuf_status(&o->w) < 0)
 		o->error = wbuf_status(&o->w);
@@ -60,7 +59,7 @@ out_flush(struct gstate_out *o)
 		return;
 	}
 	while (off < o->w.len) {
-		n = write(o->fd, o->w.data + off, o->w.len - off);
+		ssize_t n = write(o->fd, o->w.data + off, o->w.len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -148,8 +147,8 @@ put_batch(struct gstate_out *o, const struct outbox_batch *b)
 }
 
 static int
-write_all(struct gstate_out *o, const struct gtable *t,
-    const struct outbox *ob, uint64_t now_ns)
+write_all(struct gstate_out *o, const struct gtable *t, const struct outbox *ob,
+    uint64_t now_ns)
 {
 	uint8_t sum[SHA256_LEN];
 	size_t i;
@@ -206,8 +205,8 @@ sync_dir_of(const char *path)
 }
 
 int
-gstate_save(const char *path, const struct gtable *t,
-    const struct outbox *ob, struct lh_err *err)
+gstate_save(const char *path, const struct gtable *t, const struct outbox *ob,
+    struct lh_err *err)
 {
 	char tmp[PATH_MAX];
 	struct gstate_out o;
@@ -273,12 +272,11 @@ get_target(struct rbuf *r, struct gtable *t, struct lh_err *err)
 	struct gt_target *tg;
 	uint64_t dev, ino, n, i;
 	uint8_t kind, flags;
-	int rc;
 
 	if (rbuf_get_str8(r, name, sizeof(name)) < 0 ||
-	    rbuf_get_str8(r, fs, sizeof(fs)) < 0 ||
-	    rbuf_get_u8(r, &kind) < 0 || rbuf_get_varint(r, &dev) < 0 ||
-	    rbuf_get_varint(r, &ino) < 0 || rbuf_get_varint(r, &n) < 0)
+	    rbuf_get_str8(r, fs, sizeof(fs)) < 0 || rbuf_get_u8(r, &kind) < 0 ||
+	    rbuf_get_varint(r, &dev) < 0 || rbuf_get_varint(r, &ino) < 0 ||
+	    rbuf_get_varint(r, &n) < 0)
 		return BAD(err, "target");
 	if (kind > LH_TARGET_MDT || name[0] == '\0' || fs[0] == '\0')
 		return BAD(err, "target");
@@ -302,13 +300,14 @@ get_target(struct rbuf *r, struct gtable *t, struct lh_err *err)
 			return BAD(err, "export");
 		if (nid[0] == '\0' || flags > 15 || (flags >> 1 & 3u) > 2)
 			return BAD(err, "export");
-		rc = gtable_restore_export(t, tg, nid, ino,
+		int rc = gtable_restore_export(t, tg, nid, ino,
 		    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
 		    (flags & 8u) != 0 ? &prev : NULL);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)
-			return BAD(err, "export repeated");
+			return BAD(err,
+			    rc == -EEXIST ? "export repeated" : "export");
 	}
 	return 0;
 }
@@ -323,7 +322,6 @@ get_batch(struct rbuf *r, struct outbox *ob, uint64_t *ret_batch,
 	uint64_t cspan[GT_NCOUNTERS];
 	struct iocount d;
 	unsigned c;
-	int rc;
 
 	if (rbuf_get_varint(r, &batch) < 0 || rbuf_get_varint(r, &first) < 0 ||
 	    rbuf_get_varint(r, &last) < 0 || rbuf_get_varint(r, &start) < 0 ||
@@ -340,7 +338,7 @@ get_batch(struct rbuf *r, struct outbox *ob, uint64_t *ret_batch,
 			if (rbuf_get_varint(r, &cspan[c]) < 0)
 				return BAD(err, "record");
 		}
-		rc = outbox_add(ob, fs, nid, &d, span, cspan, last, start);
+		int rc = outbox_add(ob, fs, nid, &d, span, cspan, last, start);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)
@@ -361,7 +359,7 @@ gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
     struct lh_err *err)
 {
 	uint8_t sum[SHA256_LEN], magic[4], inflight;
-	uint64_t saved, last_sweep, last_batch, ntargets, i, batch;
+	uint64_t saved, last_sweep, last_batch, ntargets, i, batch = 0;
 	uint32_t version;
 	struct rbuf r;
 	int rc;
@@ -406,6 +404,11 @@ gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
 		return rc;
 	if (batch != 0 || r.len != 0)
 		return BAD(err, "trailing bytes");
+	rc = outbox_check(ob);
+	if (rc == -ENOMEM)
+		return lh_err_set(err, 0, rc, "out of memory");
+	if (rc < 0)
+		return BAD(err, "deltas that cannot be sent");
 	gtable_restored(t, last_sweep);
 	return 0;
 }
@@ -417,7 +420,6 @@ gstate_load(const char *path, struct gtable *t, struct outbox *ob,
 	struct stat sb;
 	uint8_t *buf;
 	size_t len = 0;
-	ssize_t n;
 	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -439,7 +441,7 @@ gstate_load(const char *path, struct gtable *t, struct outbox *ob,
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	}
 	while (len < (size_t)sb.st_size + 1) {
-		n = read(fd, buf + len, (size_t)sb.st_size + 1 - len);
+		ssize_t n = read(fd, buf + len, (size_t)sb.st_size + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

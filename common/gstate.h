@@ -34,7 +34,7 @@ int gstate_load(const char *path, struct gtable *t, struct outbox *ob,
     struct lh_err *err);
 
 /* Restore from a buffer (the fuzz target's entry). */
-int gstate_decode(const void *p, size_t n, struct gtable *t,
-    struct outbox *ob, struct lh_err *err);
+int gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
+    struct lh_err *err);
 
 #endif

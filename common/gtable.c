@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gtable.h"
+#include "msg.h"
 
 /* A target's exports are indexed by client position. */
 static uint64_t
@@ -152,7 +153,8 @@ target_add(struct gtable *t, const char *name, const char *fs,
 		size_t cap = t->tcap == 0 ? 16 : t->tcap * 2;
 		struct gt_target **v;
 
-		v = realloc(t->targets, cap * sizeof(*v));
+		/* An array of pointers: targets keep their address. */
+		v = realloc(t->targets, cap * sizeof(struct gt_target *));
 		if (v == NULL)
 			return NULL;
 		t->targets = v;
@@ -195,8 +197,7 @@ gtable_target_listed(struct gt_target *tg)
 }
 
 static int
-client_get(struct gtable *t, const char *fs, const char *nid,
-    uint32_t *ret)
+client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 {
 	struct client_key k = {fs, nid};
 	struct gt_client *c;
@@ -211,6 +212,10 @@ client_get(struct gtable *t, const char *fs, const char *nid,
 	}
 	if (strlen(nid) >= sizeof(c->nid) || strlen(fs) >= sizeof(c->fs))
 		return -EINVAL;
+	/* A name the wire cannot carry is never queued (see msg.h). */
+	rc = msg_rec_check(fs, nid);
+	if (rc < 0)
+		return rc;
 	if (t->nclients >= HINDEX_NONE - 1)
 		return -ENOMEM;
 	if (t->nclients == t->ccap) {
@@ -274,8 +279,8 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	*rc = client_get(t, tg->fs, nid, &client);
 	if (*rc < 0)
 		return NULL;
-	idx = hindex_find(&tg->index, client_pos_hash(client), export_match,
-	    tg, &client);
+	idx = hindex_find(&tg->index, client_pos_hash(client), export_match, tg,
+	    &client);
 	if (idx == HINDEX_NONE) {
 		e = export_add(t, tg, client, rc);
 		if (e == NULL)
@@ -354,8 +359,8 @@ gtable_observe(struct gtable *t, struct gt_export *e,
 	if (span_us > c->smax)
 		c->smax = span_us;
 	start = cur->snap_ns > span_ns ? cur->snap_ns - span_ns :
-	    t->sweep_ns > span_ns       ? t->sweep_ns - span_ns :
-	                                  0;
+	    t->sweep_ns > span_ns      ? t->sweep_ns - span_ns :
+	                                 0;
 	if (!c->observed || start < c->start_ns)
 		c->start_ns = start;
 	c->observed = true;
@@ -518,9 +523,9 @@ gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg)
 		r.nid = c->nid;
 		r.d = c->d;
 		record_spans(t, c, &r);
-		r.start_ns = c->observed ? c->start_ns :
+		r.start_ns = c->observed    ? c->start_ns :
 		    t->sweep_ns > t->gap_ns ? t->sweep_ns - t->gap_ns :
-		                               0;
+		                              0;
 		if (erc == 0)
 			erc = emit(arg, &r);
 	}

@@ -47,20 +47,20 @@ struct gt_client {
 	bool peer;         /* a server on some target of fs: never reported */
 	uint32_t nexports; /* exports referring to it */
 	/* This sweep's sums. */
-	bool observed;     /* at least one export read */
-	struct iocount d;  /* deltas */
+	bool observed;          /* at least one export read */
+	struct iocount d;       /* deltas */
 	double q[GT_NCOUNTERS]; /* sum of d_c / s, s in microseconds */
 	uint64_t smin, smax;    /* export spans, microseconds */
 	uint64_t start_ns;      /* earliest span start */
 };
 
 struct gt_export {
-	uint32_t client;   /* index into gtable.clients */
-	uint8_t cls;       /* enum ltree_peer */
-	bool classified;   /* cls is known */
-	bool have;         /* prev holds a read */
-	uint64_t ino;      /* of the NID directory, 0 if unknown */
-	uint64_t seen;     /* the last sweep that listed it */
+	uint32_t client; /* index into gtable.clients */
+	uint8_t cls;     /* enum ltree_peer */
+	bool classified; /* cls is known */
+	bool have;       /* prev holds a read */
+	uint64_t ino;    /* of the NID directory, 0 if unknown */
+	uint64_t seen;   /* the last sweep that listed it */
 	struct delta_sample prev;
 };
 
@@ -81,9 +81,9 @@ struct gt_record {
 	const char *fs;
 	const char *nid;
 	struct iocount d;
-	uint64_t span_us;                  /* the record's span */
-	uint64_t cspan_us[GT_NCOUNTERS];   /* per counter; 0: span_us */
-	uint64_t start_ns;                 /* when the span starts */
+	uint64_t span_us;                /* the record's span */
+	uint64_t cspan_us[GT_NCOUNTERS]; /* per counter; 0: span_us */
+	uint64_t start_ns;               /* when the span starts */
 };
 
 struct gtable {
@@ -91,13 +91,13 @@ struct gtable {
 	size_t ntargets, tcap;
 	struct gt_client *clients;
 	size_t nclients, ccap;
-	struct hindex cindex; /* by (fs, nid) */
-	uint64_t gen;         /* sweeps begun, 0 before the first */
-	bool history;         /* a sweep completed, or state was restored */
-	bool baseline;        /* this sweep is the very first: no deltas */
-	uint64_t sweep_ns;    /* when this sweep started (its boundary) */
+	struct hindex cindex;   /* by (fs, nid) */
+	uint64_t gen;           /* sweeps begun, 0 before the first */
+	bool history;           /* a sweep completed, or state was restored */
+	bool baseline;          /* this sweep is the very first: no deltas */
+	uint64_t sweep_ns;      /* when this sweep started (its boundary) */
 	uint64_t last_sweep_ns; /* the previous one, 0 if none */
-	uint64_t gap_ns;      /* span of a delta the files do not time */
+	uint64_t gap_ns;        /* span of a delta the files do not time */
 };
 
 void gtable_init(struct gtable *t);
@@ -108,8 +108,8 @@ void gtable_free(struct gtable *t);
  * span given to deltas the files cannot time (a new export) when there
  * was no previous sweep; otherwise the time since the previous sweep is.
  */
-void gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns,
-    uint64_t interval_ns);
+void
+gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns, uint64_t interval_ns);
 
 /*
  * The target name (of filesystem fs, kind kind) was found, its exports/
@@ -136,13 +136,13 @@ struct gt_export *gtable_export(struct gtable *t, struct gt_target *tg,
 /* Whether the caller should read the export's uuid file before
  * gtable_observe(): on first sight, and for a stale export (empty uuid)
  * whose counters move. */
-bool gtable_needs_uuid(const struct gt_export *e,
-    const struct delta_sample *cur);
+bool
+gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur);
 
 /* What the uuid file said.  A server peer marks its (fs, NID) as a peer
  * on every target: never reported. */
-void gtable_classify(struct gtable *t, struct gt_export *e,
-    enum ltree_peer cls);
+void
+gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls);
 
 /* Count cur, the counters just read from e's stats file. */
 void gtable_observe(struct gtable *t, struct gt_export *e,

@@ -22,6 +22,16 @@ hindex_free(struct hindex *h)
 	hindex_init(h);
 }
 
+void
+hindex_clear(struct hindex *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->cap; i++)
+		h->slots[i] = HINDEX_NONE;
+	h->n = 0;
+}
+
 uint64_t
 hindex_hash_str(uint64_t h, const char *s)
 {

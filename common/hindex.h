@@ -19,8 +19,7 @@
 /* The hash of element idx of the caller's array. */
 typedef uint64_t (*hindex_hash_fn)(const void *ctx, uint32_t idx);
 /* True when element idx has the given key. */
-typedef bool (*hindex_match_fn)(const void *ctx, uint32_t idx,
-    const void *key);
+typedef bool (*hindex_match_fn)(const void *ctx, uint32_t idx, const void *key);
 
 struct hindex {
 	uint32_t *slots; /* HINDEX_NONE or an array position */
@@ -31,12 +30,16 @@ struct hindex {
 void hindex_init(struct hindex *h);
 void hindex_free(struct hindex *h);
 
+/* Forget every position, keep the storage. */
+void hindex_clear(struct hindex *h);
+
 /* The position of the element with key, or HINDEX_NONE. */
 uint32_t hindex_find(const struct hindex *h, uint64_t hash,
     hindex_match_fn match, const void *ctx, const void *key);
 
 /*
- * Index position idx (an element whose hash is hash, not yet indexed).
+ * Index position idx, the element just appended (idx is the number of
+ * positions indexed so far), whose hash is hash.
  * Grows the index when it is half full, rehashing with hash_of.  Returns
  * 0 or -ENOMEM (the index is then unchanged).
  */

@@ -607,3 +607,27 @@ msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		return rc;
 	return sweep_pass(h, p, n, cb, arg, err);
 }
+
+int
+msg_rec_check(const char *fs, const char *nid)
+{
+	static const struct msg_sweep zero;
+	struct msg_sweep h = zero, back;
+	struct msg_rec r;
+	struct wbuf w;
+	int rc;
+
+	if (strlen(fs) >= sizeof(h.fs[0]))
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	h.batch = 1;
+	h.nfs = 1;
+	memcpy(h.fs[0], fs, strlen(fs) + 1);
+	r.nid = nid;
+	wbuf_init(&w, 0);
+	rc = msg_sweep_encode(&w, &h, &r, 1);
+	if (rc == 0)
+		rc = msg_sweep_decode(&back, w.data, w.len, NULL, NULL, NULL);
+	wbuf_free(&w);
+	return rc == -ENOMEM ? rc : rc < 0 ? -EINVAL : 0;
+}

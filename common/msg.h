@@ -141,6 +141,14 @@ int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
 int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
     struct msg_rec *recs, size_t n);
 
+/*
+ * Whether a record of (fs, nid) can travel: encoded in a SWEEP and
+ * accepted by a receiver's decoder.  A sender checks a name once, before
+ * it ever queues it, so that one strange directory name cannot make
+ * every later batch undeliverable.  Returns 0 or -EINVAL.
+ */
+int msg_rec_check(const char *fs, const char *nid);
+
 /* Called for each decoded record; a non-zero return stops decoding and
  * is returned by msg_sweep_decode(). */
 typedef int (

@@ -7,19 +7,18 @@
 #include "outbox.h"
 #include "wire.h"
 
-#define INDEX_EMPTY UINT32_MAX
-
 static void
 batch_init(struct outbox_batch *b)
 {
 	memset(b, 0, sizeof(*b));
+	hindex_init(&b->index);
 }
 
 static void
 batch_free(struct outbox_batch *b)
 {
 	free(b->recs);
-	free(b->index);
+	hindex_free(&b->index);
 	batch_init(b);
 }
 
@@ -27,15 +26,12 @@ batch_free(struct outbox_batch *b)
 static void
 batch_clear(struct outbox_batch *b)
 {
-	size_t i;
-
 	b->n = 0;
 	b->batch = 0;
 	b->first_sweep = 0;
 	b->last_sweep = 0;
 	b->start_ns = 0;
-	for (i = 0; i < b->index_cap; i++)
-		b->index[i] = INDEX_EMPTY;
+	hindex_clear(&b->index);
 }
 
 void
@@ -55,65 +51,47 @@ outbox_free(struct outbox *ob)
 	ob->have_inflight = false;
 }
 
-/* FNV-1a over fs and nid. */
 static uint64_t
 key_hash(const char *fs, const char *nid)
 {
-	uint64_t h = 1469598103934665603ULL;
-	const char *p;
-
-	for (p = fs; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h = (h ^ 0xff) * 1099511628211ULL;
-	for (p = nid; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, fs), nid);
 }
 
-static int
-index_rebuild(struct outbox_batch *b, size_t cap)
+static uint64_t
+rec_hash(const void *ctx, uint32_t idx)
 {
-	uint32_t *ix = malloc(cap * sizeof(*ix));
-	size_t i;
+	const struct outbox_batch *b = ctx;
 
-	if (ix == NULL)
-		return -ENOMEM;
-	for (i = 0; i < cap; i++)
-		ix[i] = INDEX_EMPTY;
-	for (i = 0; i < b->n; i++) {
-		size_t slot =
-		    key_hash(b->recs[i].fs, b->recs[i].nid) & (cap - 1);
+	return key_hash(b->recs[idx].fs, b->recs[idx].nid);
+}
 
-		while (ix[slot] != INDEX_EMPTY)
-			slot = (slot + 1) & (cap - 1);
-		ix[slot] = (uint32_t)i;
-	}
-	free(b->index);
-	b->index = ix;
-	b->index_cap = cap;
-	return 0;
+struct rec_key {
+	const char *fs;
+	const char *nid;
+};
+
+static bool
+rec_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct outbox_batch *b = ctx;
+	const struct rec_key *k = key;
+
+	return strcmp(b->recs[idx].nid, k->nid) == 0 &&
+	    strcmp(b->recs[idx].fs, k->fs) == 0;
 }
 
 /* The record of (fs, nid) in b, created (zeroed) if absent. */
 static struct outbox_rec *
 batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 {
+	struct rec_key k = {fs, nid};
 	struct outbox_rec *r;
-	size_t slot;
+	uint64_t h = key_hash(fs, nid);
+	uint32_t idx;
 
-	if (b->index_cap == 0 || (b->n + 1) * 2 > b->index_cap) {
-		*rc = index_rebuild(b,
-		    b->index_cap == 0 ? 1024 : b->index_cap * 2);
-		if (*rc < 0)
-			return NULL;
-	}
-	slot = key_hash(fs, nid) & (b->index_cap - 1);
-	while (b->index[slot] != INDEX_EMPTY) {
-		r = &b->recs[b->index[slot]];
-		if (strcmp(r->nid, nid) == 0 && strcmp(r->fs, fs) == 0)
-			return r;
-		slot = (slot + 1) & (b->index_cap - 1);
-	}
+	idx = hindex_find(&b->index, h, rec_match, b, &k);
+	if (idx != HINDEX_NONE)
+		return &b->recs[idx];
 	if (b->n >= OUTBOX_MAX_KEYS) {
 		*rc = -ENOSPC;
 		return NULL;
@@ -133,7 +111,10 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	memset(r, 0, sizeof(*r));
 	memcpy(r->fs, fs, strlen(fs) + 1);
 	memcpy(r->nid, nid, strlen(nid) + 1);
-	b->index[slot] = (uint32_t)b->n++;
+	*rc = hindex_add(&b->index, h, (uint32_t)b->n, rec_hash, b);
+	if (*rc < 0)
+		return NULL;
+	b->n++;
 	return r;
 }
 
@@ -302,6 +283,22 @@ outbox_restore_inflight(struct outbox *ob, uint64_t batch)
 		return -EINVAL;
 	promote(ob, batch);
 	return 0;
+}
+
+int
+outbox_check(const struct outbox *ob)
+{
+	struct wbuf w;
+	int rc = 0;
+
+	wbuf_init(&w, 0);
+	if (ob->have_inflight)
+		rc = batch_encode(&ob->inflight, &w);
+	wbuf_reset(&w);
+	if (rc == 0 && ob->pending.n > 0)
+		rc = batch_encode(&ob->pending, &w);
+	wbuf_free(&w);
+	return rc;
 }
 
 int

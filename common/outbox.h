@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hindex.h"
 #include "iocount.h"
 #include "msg.h"
 #include "nid.h"
@@ -44,8 +45,7 @@ struct outbox_batch {
 	uint64_t start_ns;    /* earliest span start */
 	struct outbox_rec *recs;
 	size_t n, cap;
-	uint32_t *index; /* open addressing over recs, by (fs, nid) */
-	size_t index_cap;
+	struct hindex index; /* over recs, by (fs, nid) */
 };
 
 struct outbox {
@@ -96,6 +96,10 @@ bool outbox_ready(const struct outbox *ob);
  */
 int outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
     uint64_t *ret_sweep);
+
+/* Whether both batches encode (a restored outbox: see gstate.c).
+ * Returns 0 or the encoder's error. */
+int outbox_check(const struct outbox *ob);
 
 /* State restore: what outbox_add() collected becomes the batch in flight
  * under the saved number batch.  Returns 0, or -EINVAL (a batch in flight

@@ -53,15 +53,14 @@ struct gatherer {
 	struct outbox ob;
 	struct gtable table;
 	struct ltree tree;
-	char *buf;        /* one file at a time */
+	char *buf;         /* one file at a time */
 	struct lstats *st; /* its parse */
 	char state_path[PATH_MAX];
 	int lock_fd;
-	uint64_t next_ns;  /* the boundary the timer is set for */
-	bool troubled;     /* the last sweep had unreadable files */
-	bool no_targets;   /* the last sweep found no target */
-	uint64_t dropped;  /* outbox refusals already logged */
-	int status;
+	uint64_t next_ns; /* the boundary the timer is set for */
+	bool troubled;    /* the last sweep had unreadable files */
+	bool no_targets;  /* the last sweep found no target */
+	uint64_t dropped; /* outbox refusals already logged */
 };
 
 /* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
@@ -79,8 +78,8 @@ trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
 
 	if (tr->unreadable++ != 0)
 		return;
-	n = snprintf(tr->first, sizeof(tr->first), "%s/%s: %s", lt->path,
-	    path, reason);
+	n = snprintf(tr->first, sizeof(tr->first), "%s/%s: %s", lt->path, path,
+	    reason);
 	(void)n; /* a cut message is still a message */
 }
 
@@ -277,8 +276,7 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	if (gtable_sweep_end(&g->table, emit_record, &ec) < 0)
 		log_warnx("sweep %" PRIu64 ": out of memory", ec.sweep_id);
 	if (g->ob.dropped > g->dropped) {
-		log_warnx("more than %zu clients: %" PRIu64
-		          " records not sent",
+		log_warnx("more than %zu clients: %" PRIu64 " records not sent",
 		    (size_t)OUTBOX_MAX_KEYS, g->ob.dropped - g->dropped);
 		g->dropped = g->ob.dropped;
 	}

@@ -13,12 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "frame.h"
+#include "gstate.h"
+#include "gtable.h"
 #include "hmac.h"
 #include "keyfile.h"
 #include "msg.h"
+#include "outbox.h"
 #include "session.h"
 #include "wire.h"
 
@@ -257,6 +261,94 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 	free(h);
 }
 
+static int
+seed_emit(void *arg, const struct gt_record *r)
+{
+	return outbox_add(arg, r->fs, r->nid, &r->d, r->span_us, r->cspan_us,
+	    1718000020, r->start_ns);
+}
+
+/* A gatherer state file (without its trailing SHA-256, which
+ * fuzz_gstate.c appends): two targets, a peer, a stale export, a batch
+ * in flight and a pending one. */
+static void
+make_gstate(void)
+{
+	static const char *nids[] = {"10.1.0.1@o2ib", "10.2.0.9@o2ib2",
+	    "27@gni", "2001:db8::17@tcp", "10.0.0.1@o2ib"};
+	char path[4096];
+	struct gtable t;
+	struct outbox ob;
+	struct wbuf w;
+	uint64_t batch, sweep;
+	unsigned k, i, n;
+	FILE *f;
+	uint8_t buf[65536];
+	size_t len;
+	int rc;
+
+	gtable_init(&t);
+	outbox_init(&ob, 7);
+	for (k = 0; k < 2; k++) {
+		gtable_sweep_begin(&t, (1718000000ull + k * 20) * 1000000000ull,
+		    20000000000ull);
+		for (i = 0; i < 2; i++) {
+			struct gt_target *tg = gtable_target(&t,
+			    i == 0 ? "scratch-OST0000" : "scratch-MDT0000",
+			    "scratch", i == 0 ? LH_TARGET_OST : LH_TARGET_MDT,
+			    2049, 100 + i);
+
+			if (tg == NULL)
+				die("gtable_target");
+			gtable_target_listed(tg);
+			for (n = 0; n < 5; n++) {
+				struct delta_sample s;
+				struct gt_export *e;
+
+				memset(&s, 0, sizeof(s));
+				s.c.read_bytes = 4096ull * (n + 1) * (k + 1);
+				s.c.oss_ops = 3ull * (k + 1);
+				s.samples = s.c.oss_ops;
+				s.snap_ns = (1718000000ull + k * 20 + i) *
+				    1000000000ull;
+				s.start_ns = 1717000000ull * 1000000000ull;
+				e = gtable_export(&t, tg, nids[n], 1000 + n,
+				    &rc);
+				if (e == NULL)
+					die("gtable_export");
+				if (gtable_needs_uuid(e, &s))
+					gtable_classify(&t, e,
+					    n == 4     ? LTREE_PEER_SERVER :
+					        n == 3 ? LTREE_PEER_STALE :
+					                 LTREE_PEER_CLIENT);
+				gtable_observe(&t, e, &s);
+			}
+		}
+		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
+			die("gtable_sweep_end");
+		outbox_seal(&ob);
+		wbuf_init(&w, 0);
+		(void)outbox_next(&ob, &w, &batch, &sweep);
+		wbuf_free(&w);
+	}
+	(void)snprintf(path, sizeof(path), "%s/gstate", outdir);
+	(void)mkdir(path, 0755);
+	(void)snprintf(path, sizeof(path), "%s/gstate/seed-state.tmp", outdir);
+	if (gstate_save(path, &t, &ob, NULL) != 0)
+		die("gstate_save");
+	f = fopen(path, "rb");
+	if (f == NULL)
+		die(path);
+	len = fread(buf, 1, sizeof(buf), f);
+	(void)fclose(f);
+	(void)unlink(path);
+	if (len <= SHA256_LEN || len == sizeof(buf))
+		die("state size");
+	put_file("gstate", "seed-state", buf, len - SHA256_LEN);
+	gtable_free(&t);
+	outbox_free(&ob);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -324,6 +416,7 @@ main(int argc, char **argv)
 	put_wbuf("sweep", "seed-sweep-256", &w);
 	make_sweep_cspan(&w);
 	put_wbuf("sweep", "seed-sweep-cspan", &w);
+	make_gstate();
 
 	{
 		static const char k1[] = "# lharvestd key\n"

@@ -63,17 +63,18 @@ build(struct gtable *t, struct outbox *ob)
 		for (i = 0; i < 2; i++) {
 			gtable_target_listed(tg[i]);
 			for (n = 0; n < 5; n++) {
-				struct delta_sample s = sample(
-				    1000 * (n + 1) * (k + 1), T0 + k * 20 * S);
+				struct delta_sample s =
+				    sample(1000 * (n + 1) * (k + 1),
+				        T0 + k * 20 * S);
 
 				e = gtable_export(t, tg[i], nids[n], 100 + n,
 				    &rc);
 				ck_assert_ptr_nonnull(e);
 				if (gtable_needs_uuid(e, &s))
 					gtable_classify(t, e,
-					    n == 4 ? LTREE_PEER_SERVER :
-					    n == 3 ? LTREE_PEER_STALE :
-					             LTREE_PEER_CLIENT);
+					    n == 4     ? LTREE_PEER_SERVER :
+					        n == 3 ? LTREE_PEER_STALE :
+					                 LTREE_PEER_CLIENT);
 				gtable_observe(t, e, &s);
 			}
 		}
@@ -139,8 +140,8 @@ START_TEST(round_trip)
 			    t.clients[a->client].nid);
 			ck_assert_uint_eq(b->cls, a->cls);
 			ck_assert_uint_eq(b->ino, a->ino);
-			ck_assert(memcmp(&b->prev, &a->prev,
-			              sizeof(a->prev)) == 0);
+			ck_assert(
+			    memcmp(&b->prev, &a->prev, sizeof(a->prev)) == 0);
 		}
 	}
 	ck_assert_uint_eq(t2.nclients, t.nclients);

@@ -194,8 +194,7 @@ START_TEST(peers_never_reported)
 	a = target(&t, "scratch-OST0000", 10);
 	m = target(&t, "scratch-MDT0000", 12);
 	/* The MDS's NID: a server on the OST (its OSP), stale on the MDT. */
-	see(&t, a, "10.0.0.1@o2ib", 1, LTREE_PEER_SERVER,
-	    sample(0, 0, 50, T0));
+	see(&t, a, "10.0.0.1@o2ib", 1, LTREE_PEER_SERVER, sample(0, 0, 50, T0));
 	see(&t, m, "10.0.0.1@o2ib", 2, LTREE_PEER_STALE, sample(0, 0, 0, T0));
 	see(&t, a, "10.1.0.7@o2ib", 3, LTREE_PEER_STALE, sample(0, 0, 3, T0));
 	memset(&g, 0, sizeof(g));
@@ -418,7 +417,8 @@ START_TEST(many_clients_churn)
 			    c / 256, c % 256);
 			for (i = 0; i < 3; i++)
 				see(&t, tg[i], nid, 1000 + c, LTREE_PEER_CLIENT,
-				    sample(sw * 10ULL, 0, sw, T0 + sw * 20 * S));
+				    sample(sw * 10ULL, 0, sw,
+				        T0 + sw * 20 * S));
 		}
 		n = 0;
 		ck_assert_int_eq(gtable_sweep_end(&t, count, &n), 0);
