@@ -153,6 +153,37 @@ validate_server(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* An identity travels in HELLO: 1-63 bytes of printable ASCII without
+ * blanks (docs/protocol.md section 6); empty means the host name. */
+static bool
+name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 63)
+		return false;
+	for (; *s != '\0'; s++) {
+		if (*s <= ' ' || *s > '~')
+			return false;
+	}
+	return true;
+}
+
+static int
+validate_name(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+
+	if (!name_ok(v)) {
+		cfg_error(cfg,
+		    "name: '%s' is not 1-63 printable characters without "
+		    "blanks",
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 validate_path(cfg_t *cfg, cfg_opt_t *opt)
 {
@@ -240,6 +271,11 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 		c->name = strdup(host);
 		if (c->name == NULL)
 			return lh_err_set(err, 0, -ENOMEM, "out of memory");
+		if (c->name[0] == '\0' || !name_ok(c->name))
+			return lh_err_set(err, 0, -EINVAL,
+			    "%s: name: the host name cannot be used as this "
+			    "instance's name: set one",
+			    c->path);
 	}
 	if (server != NULL && server[0] != '\0' &&
 	    split_host_port(server, &c->server_host, &c->server_port) < 0)
@@ -300,6 +336,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "interval", validate_interval);
 	(void)cfg_set_validate_func(cfg, "filesystems", validate_filesystems);
 	(void)cfg_set_validate_func(cfg, "server", validate_server);
+	(void)cfg_set_validate_func(cfg, "name", validate_name);
 	(void)cfg_set_validate_func(cfg, "lustre_root", validate_path);
 	(void)cfg_set_validate_func(cfg, "secret_file", validate_path);
 	(void)cfg_set_validate_func(cfg, "state_dir", validate_path);

@@ -3,7 +3,8 @@
  * The gatherer's state file (see gstate.h).  Layout, every integer a
  * varint unless said otherwise:
  *
- *   "LHGS", be32 version, be64 saved at (ns), last sweep (ns), last batch
+ *   "LHGS", be32 version, be64 saved at (ns), last sweep (ns), last batch,
+ *   scope
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
  *     exports: count, then each: str8 nid, ino, u8 flags (bit 0 the uuid
  *     was read, bits 1-2 what it said), the six counters, samples,
@@ -28,12 +29,13 @@
 #include "err.h"
 #include "gstate.h"
 #include "gtable.h"
+#include "hindex.h"
 #include "hmac.h"
 #include "outbox.h"
 #include "wire.h"
 
 #define GSTATE_MAGIC   "LHGS"
-#define GSTATE_VERSION 1
+#define GSTATE_VERSION 2
 #define GSTATE_CHUNK   ((size_t)64 * 1024)
 #define GSTATE_MAX     ((size_t)1 << 30) /* far above 4 M exports */
 
@@ -147,8 +149,8 @@ put_batch(struct gstate_out *o, const struct outbox_batch *b)
 }
 
 static int
-write_all(struct gstate_out *o, const struct gtable *t, const struct outbox *ob,
-    uint64_t now_ns)
+write_all(struct gstate_out *o, uint64_t scope, const struct gtable *t,
+    const struct outbox *ob, uint64_t now_ns)
 {
 	uint8_t sum[SHA256_LEN];
 	size_t i;
@@ -159,6 +161,7 @@ write_all(struct gstate_out *o, const struct gtable *t, const struct outbox *ob,
 	(void)wbuf_put_be64(&o->w, now_ns);
 	(void)wbuf_put_be64(&o->w, t->last_sweep_ns);
 	(void)wbuf_put_be64(&o->w, ob->last_batch);
+	(void)wbuf_put_be64(&o->w, scope);
 	(void)wbuf_put_varint(&o->w, t->ntargets);
 	for (i = 0; i < t->ntargets; i++)
 		put_target(o, t, t->targets[i]);
@@ -205,8 +208,8 @@ sync_dir_of(const char *path)
 }
 
 int
-gstate_save(const char *path, const struct gtable *t, const struct outbox *ob,
-    struct lh_err *err)
+gstate_save(const char *path, uint64_t scope, const struct gtable *t,
+    const struct outbox *ob, struct lh_err *err)
 {
 	char tmp[PATH_MAX];
 	struct gstate_out o;
@@ -228,7 +231,7 @@ gstate_save(const char *path, const struct gtable *t, const struct outbox *ob,
 		wbuf_free(&o.w);
 		return lh_err_set(err, 0, rc, "%s: %s", tmp, strerror(-rc));
 	}
-	rc = write_all(&o, t, ob, clock_realtime_ns());
+	rc = write_all(&o, scope, t, ob, clock_realtime_ns());
 	if (o.sha != NULL)
 		(void)sha256_end(o.sha, (uint8_t[SHA256_LEN]){0});
 	wbuf_free(&o.w);
@@ -355,8 +358,8 @@ get_batch(struct rbuf *r, struct outbox *ob, uint64_t *ret_batch,
 }
 
 int
-gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
-    struct lh_err *err)
+gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
+    struct outbox *ob, struct lh_err *err)
 {
 	uint8_t sum[SHA256_LEN], magic[4], inflight;
 	uint64_t saved, last_sweep, last_batch, ntargets, i, batch = 0;
@@ -364,7 +367,7 @@ gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
 	struct rbuf r;
 	int rc;
 
-	if (n < 4 + 4 + 24 + SHA256_LEN)
+	if (n < 4 + 4 + 32 + SHA256_LEN)
 		return BAD(err, "too short");
 	if (sha256(p, n - SHA256_LEN, sum) < 0)
 		return lh_err_set(err, 0, -EIO, "cannot hash");
@@ -380,6 +383,7 @@ gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
 	if (rbuf_get_be64(&r, &saved) < 0 ||
 	    rbuf_get_be64(&r, &last_sweep) < 0 ||
 	    rbuf_get_be64(&r, &last_batch) < 0 ||
+	    rbuf_get_be64(&r, ret_scope) < 0 ||
 	    rbuf_get_varint(&r, &ntargets) < 0 || ntargets > r.len / 8)
 		return BAD(err, "header");
 	outbox_free(ob);
@@ -414,8 +418,8 @@ gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
 }
 
 int
-gstate_load(const char *path, struct gtable *t, struct outbox *ob,
-    struct lh_err *err)
+gstate_load(const char *path, uint64_t *ret_scope, struct gtable *t,
+    struct outbox *ob, struct lh_err *err)
 {
 	struct stat sb;
 	uint8_t *buf;
@@ -449,7 +453,20 @@ gstate_load(const char *path, struct gtable *t, struct outbox *ob,
 		len += (size_t)n;
 	}
 	(void)close(fd);
-	rc = gstate_decode(buf, len, t, ob, err);
+	rc = gstate_decode(buf, len, ret_scope, t, ob, err);
 	free(buf);
 	return rc;
+}
+
+uint64_t
+gstate_scope(const char *lustre_root, char *const *filesystems, size_t n)
+{
+	uint64_t h = hindex_hash_str(HINDEX_SEED, lustre_root);
+	uint64_t fs = 0;
+	size_t i;
+
+	/* The order of the filesystems does not matter: add their hashes. */
+	for (i = 0; i < n; i++)
+		fs += hindex_hash_str(HINDEX_SEED, filesystems[i]);
+	return h ^ (fs * 0x9e3779b97f4a7c15ULL);
 }

@@ -16,13 +16,19 @@
 #define LH_GSTATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct gtable;
 struct lh_err;
 struct outbox;
 
-/* Save t and ob to path.  Returns 0, or a negative errno with err set. */
-int gstate_save(const char *path, const struct gtable *t,
+/*
+ * Save t and ob to path, with scope: a digest of what the gatherer reads
+ * (its lustre_root and filesystems), so that a restart under another
+ * configuration can tell that targets new to it are not new to Lustre.
+ * Returns 0, or a negative errno with err set.
+ */
+int gstate_save(const char *path, uint64_t scope, const struct gtable *t,
     const struct outbox *ob, struct lh_err *err);
 
 /*
@@ -30,11 +36,16 @@ int gstate_save(const char *path, const struct gtable *t,
  * when there is no state file, or another negative errno with err set
  * (t and ob are then partly filled: free and initialise them again).
  */
-int gstate_load(const char *path, struct gtable *t, struct outbox *ob,
-    struct lh_err *err);
+int gstate_load(const char *path, uint64_t *ret_scope, struct gtable *t,
+    struct outbox *ob, struct lh_err *err);
 
 /* Restore from a buffer (the fuzz target's entry). */
-int gstate_decode(const void *p, size_t n, struct gtable *t, struct outbox *ob,
-    struct lh_err *err);
+int gstate_decode(const void *p, size_t n, uint64_t *ret_scope,
+    struct gtable *t, struct outbox *ob, struct lh_err *err);
+
+/* The scope digest of a lustre_root and a list of filesystems, in any
+ * order. */
+uint64_t
+gstate_scope(const char *lustre_root, char *const *filesystems, size_t n);
 
 #endif

@@ -182,8 +182,12 @@ gtable_target(struct gtable *t, const char *name, const char *fs,
 		 * or remounted.  Its exports start from zero. */
 		target_forget_exports(t, tg);
 	}
-	if (tg == NULL && (tg = target_add(t, name, fs, kind)) == NULL)
-		return NULL;
+	if (tg == NULL) {
+		tg = target_add(t, name, fs, kind);
+		if (tg == NULL)
+			return NULL;
+		tg->base = t->new_targets_are_old;
+	}
 	tg->dev = dev;
 	tg->ino = ino;
 	tg->seen = t->gen;
@@ -285,6 +289,7 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		e = export_add(t, tg, client, rc);
 		if (e == NULL)
 			return NULL;
+		e->base = tg->base;
 	} else {
 		e = &tg->exp[idx];
 		if (ino != 0 && e->ino != 0 && ino != e->ino) {
@@ -335,13 +340,14 @@ gtable_observe(struct gtable *t, struct gt_export *e,
 	struct gt_client *c = &t->clients[e->client];
 	struct iocount d;
 	uint64_t span_ns, span_us, start;
+	bool base = t->baseline || e->base;
 	unsigned i;
 
-	(void)delta_compute(e->have ? &e->prev : NULL, cur, t->baseline, &d,
-	    &span_ns);
+	(void)delta_compute(e->have ? &e->prev : NULL, cur, base, &d, &span_ns);
 	e->prev = *cur;
 	e->have = true;
-	if (c->peer || t->baseline)
+	e->base = false;
+	if (c->peer || base)
 		return;
 	/* The files do not time a new export's first delta (nor a file
 	 * whose snapshot_time did not move): it happened since the
@@ -531,6 +537,9 @@ gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg)
 	}
 	t->history = true;
 	t->baseline = false;
+	t->new_targets_are_old = false;
+	for (i = 0; i < t->ntargets; i++)
+		t->targets[i]->base = false;
 	t->last_sweep_ns = t->sweep_ns;
 	return rc != 0 ? rc : erc;
 }

@@ -58,9 +58,12 @@ struct gt_export {
 	uint32_t client; /* index into gtable.clients */
 	uint8_t cls;     /* enum ltree_peer */
 	bool classified; /* cls is known */
-	bool have;       /* prev holds a read */
-	uint64_t ino;    /* of the NID directory, 0 if unknown */
-	uint64_t seen;   /* the last sweep that listed it */
+	/* First seen on a target new to us but not to Lustre (the
+	 * configuration now reads more): a baseline, not a new export. */
+	bool base;
+	bool have;     /* prev holds a read */
+	uint64_t ino;  /* of the NID directory, 0 if unknown */
+	uint64_t seen; /* the last sweep that listed it */
 	struct delta_sample prev;
 };
 
@@ -71,6 +74,7 @@ struct gt_target {
 	uint64_t dev, ino; /* of exports/ */
 	uint64_t seen;     /* the last sweep that listed it */
 	bool listed;       /* its exports/ was listed completely this sweep */
+	bool base;         /* its new exports are baselines (see gtable) */
 	struct gt_export *exp;
 	size_t nexp, cap;
 	struct hindex index; /* by client index */
@@ -98,6 +102,9 @@ struct gtable {
 	uint64_t sweep_ns;      /* when this sweep started (its boundary) */
 	uint64_t last_sweep_ns; /* the previous one, 0 if none */
 	uint64_t gap_ns;        /* span of a delta the files do not time */
+	/* Set by the caller for one sweep: targets not known yet were there
+	 * all along (the configuration now reads more): baselines. */
+	bool new_targets_are_old;
 };
 
 void gtable_init(struct gtable *t);

@@ -17,8 +17,23 @@
 /* Where each Lustre line keeps export stats, relative to the root:
  * 2.5-2.16 under /proc, 2.17 under debugfs.  Both are probed every time,
  * so an upgrade needs no configuration change. */
-static const char *const stats_bases[] = {"proc/fs/lustre",
-    "sys/kernel/debug/lustre"};
+/* The roots lctl searches, in its order.  Export stats are in /proc up
+ * to 2.16 and in debugfs from 2.17; sysfs is searched too, as lctl does.
+ * A target found under two roots is read from the first only. */
+static const char *const stats_bases[] = {"sys/fs/lustre",
+    "sys/kernel/debug/lustre", "proc/fs/lustre"};
+
+static bool
+ltree_has(const struct ltree *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ntargets; i++) {
+		if (strcmp(t->targets[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
 
 static const struct {
 	const char *dir;
@@ -149,7 +164,7 @@ discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
 		if (de->d_name[0] == '.' ||
 		    strlen(de->d_name) >= LTREE_TARGET_MAX ||
 		    ltree_parse_target(de->d_name, fs, sizeof(fs), &k) < 0 ||
-		    k != kind)
+		    k != kind || ltree_has(t, de->d_name))
 			continue;
 		fd = openat(dirfd(d), de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -61,6 +61,7 @@ struct gatherer {
 	bool troubled;    /* the last sweep had unreadable files */
 	bool no_targets;  /* the last sweep found no target */
 	uint64_t dropped; /* outbox refusals already logged */
+	uint64_t scope;   /* gstate_scope() of this configuration */
 };
 
 /* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
@@ -220,7 +221,7 @@ save_state(struct gatherer *g)
 {
 	struct lh_err err;
 
-	if (gstate_save(g->state_path, &g->table, &g->ob, &err) < 0)
+	if (gstate_save(g->state_path, g->scope, &g->table, &g->ob, &err) < 0)
 		log_warnx("%s: %s; a restart would lose the deltas of the "
 		          "interval",
 		    g->state_path, err.reason);
@@ -415,27 +416,45 @@ lock_state_dir(struct gatherer *g)
 	return 0;
 }
 
+/* No state to resume from: number batches from the wall clock in
+ * microseconds, above anything numbered before a state was lost
+ * (docs/protocol.md section 5). */
+static void
+start_afresh(struct gatherer *g)
+{
+	gtable_free(&g->table);
+	gtable_init(&g->table);
+	outbox_free(&g->ob);
+	outbox_init(&g->ob, clock_realtime_ns() / 1000);
+}
+
 static void
 load_state(struct gatherer *g)
 {
 	struct lh_err err;
+	uint64_t scope = 0;
 	int rc;
 
-	rc = gstate_load(g->state_path, &g->table, &g->ob, &err);
+	rc = gstate_load(g->state_path, &scope, &g->table, &g->ob, &err);
 	if (rc == -ENOENT) {
 		log_info("no saved state in %s: the first sweep is a baseline",
 		    g->cfg->state_dir);
+		start_afresh(g);
 		return;
 	}
 	if (rc < 0) {
 		log_warnx("%s: %s; starting afresh (the first sweep is a "
 		          "baseline)",
 		    g->state_path, err.reason);
-		gtable_free(&g->table);
-		gtable_init(&g->table);
-		outbox_free(&g->ob);
-		outbox_init(&g->ob, 0);
+		start_afresh(g);
 		return;
+	}
+	if (scope != g->scope) {
+		log_info("%s: saved under another lustre_root or filesystems: "
+		         "targets read for the first time start with a "
+		         "baseline",
+		    g->state_path);
+		g->table.new_targets_are_old = true;
 	}
 	log_info("state restored: %zu exports on %zu targets, last sweep "
 	         "%" PRIu64 "%s",
@@ -445,11 +464,11 @@ load_state(struct gatherer *g)
 	                              "");
 }
 
+/* Everything that can be refused, before detaching. */
 static int
-setup(struct gatherer *g)
+preflight(struct gatherer *g)
 {
 	const struct lh_config *cfg = g->cfg;
-	struct sender_conf sc;
 	struct lh_err err;
 
 	if (cfg->server_host == NULL || cfg->server_host[0] == '\0') {
@@ -466,12 +485,29 @@ setup(struct gatherer *g)
 		return -1;
 	g->buf = malloc(GATHER_FILE_MAX);
 	g->st = malloc(sizeof(*g->st));
-	g->base = event_base_new();
-	if (g->buf == NULL || g->st == NULL || g->base == NULL) {
+	if (g->buf == NULL || g->st == NULL) {
 		log_warnx("out of memory");
 		return -1;
 	}
+	g->scope =
+	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
 	load_state(g);
+	return 0;
+}
+
+/* The event loop's parts: after detaching (libevent's descriptors would
+ * not survive the fork cleanly). */
+static int
+setup(struct gatherer *g)
+{
+	const struct lh_config *cfg = g->cfg;
+	struct sender_conf sc;
+
+	g->base = event_base_new();
+	if (g->base == NULL) {
+		log_warnx("out of memory");
+		return -1;
+	}
 	g->tick = evtimer_new(g->base, tick_cb, g);
 	g->sig_term = evsignal_new(g->base, SIGTERM, signal_cb, g);
 	g->sig_int = evsignal_new(g->base, SIGINT, signal_cb, g);
@@ -526,7 +562,7 @@ teardown(struct gatherer *g)
 }
 
 int
-gatherer_run(const struct lh_config *cfg)
+gatherer_run(const struct lh_config *cfg, bool detach)
 {
 	struct gatherer g;
 	int status = 1;
@@ -538,6 +574,15 @@ gatherer_run(const struct lh_config *cfg)
 	outbox_init(&g.ob, 0);
 	/* A receiver that goes away must not kill us with SIGPIPE. */
 	(void)signal(SIGPIPE, SIG_IGN);
+	if (preflight(&g) < 0)
+		goto out;
+	if (detach) {
+		if (daemon(0, 0) < 0) {
+			log_warn("cannot detach");
+			goto out;
+		}
+		log_detached();
+	}
 	if (setup(&g) == 0) {
 		log_info("gatherer %s: every %u s, reading %s, sending to "
 		         "%s:%u",
@@ -550,6 +595,7 @@ gatherer_run(const struct lh_config *cfg)
 			save_state(&g);
 		status = 0;
 	}
+out:
 	teardown(&g);
 	return status;
 }

@@ -12,8 +12,14 @@
 
 struct lh_config;
 
-/* Run until SIGTERM or SIGINT.  Returns the process exit status, after
- * one log line on a fatal problem (key file, state directory). */
-int gatherer_run(const struct lh_config *cfg);
+#include <stdbool.h>
+
+/*
+ * Run until SIGTERM or SIGINT.  detach: become a daemon once everything
+ * that can be refused (server, key file, state directory) was checked, so
+ * that those errors still reach the terminal and the exit status.
+ * Returns the process exit status, after one log line on a problem.
+ */
+int gatherer_run(const struct lh_config *cfg, bool detach);
 
 #endif

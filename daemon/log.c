@@ -37,6 +37,13 @@ log_init(const char *ident, bool foreground, int verbose)
 }
 
 void
+log_detached(void)
+{
+	log_state.sink = LOG_SINK_SYSLOG;
+	openlog(log_state.ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void
 log_safe(char *out, size_t size, const char *in)
 {
 	size_t i;

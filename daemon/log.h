@@ -17,6 +17,8 @@
 /* verbose: 0 info, 1+ debug.  foreground: log to stderr. */
 void log_init(const char *ident, bool foreground, int verbose);
 void log_set_verbose(int verbose);
+/* The process became a daemon: stderr is gone, log to syslog. */
+void log_detached(void);
 
 void log_warn(const char *fmt, ...) LOG_FMT(1);
 void log_warnx(const char *fmt, ...) LOG_FMT(1);

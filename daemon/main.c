@@ -4,13 +4,11 @@
  * by the configuration's "role" key.  main() parses the command line, loads
  * the configuration and hands over to the role.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "err.h"
@@ -93,11 +91,17 @@ main(int argc, char **argv)
 	struct lh_config *cfg = NULL;
 	struct lh_options o;
 	struct lh_err err;
+	bool detach;
 	int status;
 
 	parse_args(argc, argv, &o);
-	/* -n and --once are interactive: their words go to the terminal. */
-	log_init("lharvestd", o.foreground || o.check_only || o.once,
+	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
+	 * stderr, and the service manager does the supervising.  Otherwise,
+	 * without -d, detach once the start-up checks are done: until then,
+	 * like -n and --once, speak to the terminal. */
+	detach = !o.foreground && !o.check_only && !o.once &&
+	    getenv("JOURNAL_STREAM") == NULL;
+	log_init("lharvestd", o.foreground || o.check_only || o.once || detach,
 	    o.verbose);
 
 	if (config_load(o.config, &cfg, &err) < 0) {
@@ -128,13 +132,7 @@ main(int argc, char **argv)
 		config_free(cfg);
 		return 1;
 	}
-	if (!o.foreground && daemon(0, 0) < 0) {
-		(void)fprintf(stderr, "lharvestd: cannot detach: %s\n",
-		    strerror(errno));
-		config_free(cfg);
-		return 1;
-	}
-	status = gatherer_run(cfg);
+	status = gatherer_run(cfg, detach);
 	config_free(cfg);
 	return status;
 }

@@ -35,7 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct outbox ob;
 	struct lh_err err;
 	struct wbuf w;
-	uint64_t batch, sweep;
+	uint64_t batch, sweep, scope;
 	int rc;
 
 	if (buf == NULL)
@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gtable_init(&t);
 	outbox_init(&ob, 0);
 	lh_err_clear(&err);
-	rc = gstate_decode(buf, size + SHA256_LEN, &t, &ob, &err);
+	rc = gstate_decode(buf, size + SHA256_LEN, &scope, &t, &ob, &err);
 	if (rc == 0) {
 		/* Usable: one sweep that lists nothing, and a resend. */
 		gtable_sweep_begin(&t, t.last_sweep_ns + 1000000000u,

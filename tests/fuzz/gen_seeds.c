@@ -334,7 +334,7 @@ make_gstate(void)
 	(void)snprintf(path, sizeof(path), "%s/gstate", outdir);
 	(void)mkdir(path, 0755);
 	(void)snprintf(path, sizeof(path), "%s/gstate/seed-state.tmp", outdir);
-	if (gstate_save(path, &t, &ob, NULL) != 0)
+	if (gstate_save(path, 1, &t, &ob, NULL) != 0)
 		die("gstate_save");
 	f = fopen(path, "rb");
 	if (f == NULL)

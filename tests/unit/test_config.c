@@ -100,6 +100,8 @@ static const struct {
     {"lustre_root = \"relative\"\n",
         "1: lustre_root: 'relative' is not an absolute path"},
     {"bogus = 1\n", "1: no such option 'bogus'"},
+    {"name = \"oss 1\"\n",
+        "1: name: 'oss 1' is not 1-63 printable characters without blanks"},
     {"interval = \"x\"\n", "1: invalid integer value for option 'interval'"},
 };
 

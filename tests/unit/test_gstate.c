@@ -114,17 +114,19 @@ START_TEST(round_trip)
 	struct outbox ob, ob2;
 	struct lh_err err;
 	struct wbuf w1, w2;
+	uint64_t scope = 0;
 	char *dir = tmpdir();
 	char path[256];
 	size_t i, j;
 
 	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
 	build(&t, &ob);
-	ck_assert_int_eq(gstate_save(path, &t, &ob, &err), 0);
+	ck_assert_int_eq(gstate_save(path, 77, &t, &ob, &err), 0);
 	gtable_init(&t2);
 	outbox_init(&ob2, 0);
-	ck_assert_msg(gstate_load(path, &t2, &ob2, &err) == 0, "%s",
+	ck_assert_msg(gstate_load(path, &scope, &t2, &ob2, &err) == 0, "%s",
 	    err.reason);
+	ck_assert_uint_eq(scope, 77);
 	ck_assert(t2.history);
 	ck_assert_uint_eq(t2.last_sweep_ns, t.last_sweep_ns);
 	ck_assert_uint_eq(t2.ntargets, 2);
@@ -184,11 +186,12 @@ START_TEST(missing_is_enoent)
 	struct gtable t;
 	struct outbox ob;
 	struct lh_err err;
+	uint64_t scope;
 
 	gtable_init(&t);
 	outbox_init(&ob, 0);
-	ck_assert_int_eq(gstate_load("/nonexistent/gatherer.state", &t, &ob,
-	                     &err),
+	ck_assert_int_eq(gstate_load("/nonexistent/gatherer.state", &scope, &t,
+	                     &ob, &err),
 	    -ENOENT);
 	gtable_free(&t);
 	outbox_free(&ob);
@@ -217,10 +220,11 @@ START_TEST(damage_refused)
 	char path[256];
 	uint8_t *buf;
 	size_t len, i;
+	uint64_t scope;
 
 	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
 	build(&t, &ob);
-	ck_assert_int_eq(gstate_save(path, &t, &ob, &err), 0);
+	ck_assert_int_eq(gstate_save(path, 77, &t, &ob, &err), 0);
 	gtable_free(&t);
 	outbox_free(&ob);
 	buf = slurp(path, &len);
@@ -229,7 +233,7 @@ START_TEST(damage_refused)
 		buf[i] ^= 0x20;
 		gtable_init(&t);
 		outbox_init(&ob, 0);
-		ck_assert_int_eq(gstate_decode(buf, len, &t, &ob, &err),
+		ck_assert_int_eq(gstate_decode(buf, len, &scope, &t, &ob, &err),
 		    -EBADMSG);
 		gtable_free(&t);
 		outbox_free(&ob);
@@ -238,7 +242,7 @@ START_TEST(damage_refused)
 	for (i = 0; i < len; i += 7) {
 		gtable_init(&t);
 		outbox_init(&ob, 0);
-		ck_assert_int_eq(gstate_decode(buf, i, &t, &ob, &err),
+		ck_assert_int_eq(gstate_decode(buf, i, &scope, &t, &ob, &err),
 		    -EBADMSG);
 		gtable_free(&t);
 		outbox_free(&ob);

@@ -463,6 +463,57 @@ START_TEST(restore_then_sweep)
 }
 END_TEST
 
+/* After a restart under a configuration that reads more, targets new to
+ * the table were there all along: baselines, not a burst of new data.
+ * Without that, a target new after a restart appeared meanwhile (failed
+ * over here, mounted): its exports count whole. */
+START_TEST(new_targets_after_restart)
+{
+	struct delta_sample prev = sample(1000, 0, 5, T0);
+	unsigned widened;
+
+	for (widened = 0; widened < 2; widened++) {
+		struct gtable t;
+		struct gt_target *a, *b;
+		struct got g;
+		const struct gt_record *r;
+
+		gtable_init(&t);
+		a = gtable_restore_target(&t, "scratch-OST0000", "scratch",
+		    LH_TARGET_OST, 1, 10);
+		ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib",
+		                     100, LTREE_PEER_CLIENT, true, &prev),
+		    0);
+		gtable_restored(&t, T0);
+		t.new_targets_are_old = widened != 0;
+		gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+		a = target(&t, "scratch-OST0000", 10);
+		b = target(&t, "scratch-OST0001", 11);
+		see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+		    sample(1500, 0, 6, T0 + 20 * S));
+		see(&t, b, "10.1.0.1@o2ib", 200, LTREE_PEER_CLIENT,
+		    sample(900000, 0, 60, T0 + 20 * S));
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		r = find(&g, "scratch", "10.1.0.1@o2ib");
+		ck_assert_uint_eq(r->d.read_bytes, widened ? 500 : 900500);
+
+		/* The next sweep counts both normally. */
+		gtable_sweep_begin(&t, T0 + 40 * S, 20 * S);
+		a = target(&t, "scratch-OST0000", 10);
+		b = target(&t, "scratch-OST0001", 11);
+		see(&t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT,
+		    sample(1600, 0, 7, T0 + 40 * S));
+		see(&t, b, "10.1.0.1@o2ib", 200, LTREE_PEER_CLIENT,
+		    sample(900010, 0, 61, T0 + 40 * S));
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		ck_assert_uint_eq(g.r[0].d.read_bytes, 110);
+		gtable_free(&t);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -480,6 +531,7 @@ main(void)
 	tcase_add_test(tc, reset_counts_new_value);
 	tcase_add_test(tc, many_clients_churn);
 	tcase_add_test(tc, restore_then_sweep);
+	tcase_add_test(tc, new_targets_after_restart);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
