@@ -351,14 +351,18 @@ static void
 fill_hello(void *arg, struct msg_hello *h)
 {
 	const struct gatherer *g = arg;
-	const struct gtable *t = &g->table;
+	const struct ltree *t = &g->tree;
 	size_t i, f;
 
+	/* The targets of the last discovery (done at start too, so that a
+	 * first HELLO already says what this server holds). */
 	h->role = MSG_ROLE_GATHERER;
 	h->interval = g->cfg->interval;
 	for (i = 0; i < t->ntargets && h->ntargets < MSG_HELLO_TGT_MAX; i++) {
-		const struct gt_target *tg = t->targets[i];
+		const struct ltree_target *tg = &t->targets[i];
 
+		if (!config_wants_fs(g->cfg, tg->fs))
+			continue;
 		for (f = 0; f < h->nfs; f++) {
 			if (strcmp(h->fs[f], tg->fs) == 0)
 				break;
@@ -492,6 +496,8 @@ preflight(struct gatherer *g)
 	g->scope =
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
 	load_state(g);
+	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
+		log_warnx("%s", err.reason);
 	return 0;
 }
 
