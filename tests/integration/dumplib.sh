@@ -104,3 +104,15 @@ run_client() {
 	shift
 	timeout 60 "$client" -c "$dump_addr" "$@" >"$out" 2>&1
 }
+
+# start_dump_on ADDR NAME ARGS...: like start_dump, on a given address (to
+# start a receiver again on the port an earlier instance had).  Sets
+# dump_pid; returns non-zero if it did not start within 10 s.
+start_dump_on() {
+	local addr=$1 name=$2
+	shift 2
+	"$dump" --listen "$addr" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	dump_pid=$!
+	pids+=("$dump_pid")
+	wait_grep "$tmp/$name.err" 'listening on ' 10
+}
