@@ -269,6 +269,23 @@ outbox_seal(struct outbox *ob)
 		promote(ob, ++ob->last_batch);
 }
 
+int
+outbox_unseal(struct outbox *ob)
+{
+	struct outbox_batch tmp;
+
+	if (!ob->have_inflight || ob->pending.n > 0 ||
+	    ob->inflight.batch != ob->last_batch)
+		return -EINVAL;
+	tmp = ob->pending;
+	ob->pending = ob->inflight;
+	ob->inflight = tmp;
+	ob->pending.batch = 0;
+	ob->have_inflight = false;
+	ob->last_batch--;
+	return 0;
+}
+
 bool
 outbox_ready(const struct outbox *ob)
 {

@@ -85,6 +85,13 @@ bool outbox_has_data(const struct outbox *ob);
  */
 void outbox_seal(struct outbox *ob);
 
+/* Undo the outbox_seal() that just numbered the batch in flight, before
+ * anything was sent: its records go back to the (empty) pending batch and
+ * its number is free again.  For a sender whose save failed: what it
+ * could not save, it must not send.  Returns 0, or -EINVAL (no batch in
+ * flight, or records pending already). */
+int outbox_unseal(struct outbox *ob);
+
 /* True when a sealed batch waits to be sent or acknowledged. */
 bool outbox_ready(const struct outbox *ob);
 

@@ -57,11 +57,13 @@ struct gatherer {
 	struct lstats *st; /* its parse */
 	char state_path[PATH_MAX];
 	int lock_fd;
-	uint64_t next_ns; /* the boundary the timer is set for */
-	bool troubled;    /* the last sweep had unreadable files */
-	bool no_targets;  /* the last sweep found no target */
-	uint64_t dropped; /* outbox refusals already logged */
-	uint64_t scope;   /* gstate_scope() of this configuration */
+	uint64_t next_ns;  /* the boundary the timer is set for */
+	bool troubled;     /* the last sweep had unreadable files */
+	bool no_targets;   /* the last sweep found no target */
+	uint64_t dropped;  /* outbox refusals already logged */
+	uint64_t scope;    /* gstate_scope() of this configuration */
+	bool save_failing; /* the last state save failed */
+	bool slow;         /* the last sweep overran the interval */
 };
 
 /* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
@@ -216,15 +218,25 @@ emit_record(void *arg, const struct gt_record *r)
 	return 0;
 }
 
-static void
+/* Returns 0 or -1; says so once per run of failures. */
+static int
 save_state(struct gatherer *g)
 {
 	struct lh_err err;
 
-	if (gstate_save(g->state_path, g->scope, &g->table, &g->ob, &err) < 0)
-		log_warnx("%s: %s; a restart would lose the deltas of the "
-		          "interval",
-		    g->state_path, err.reason);
+	if (gstate_save(g->state_path, g->scope, &g->table, &g->ob, &err) < 0) {
+		if (!g->save_failing)
+			log_warnx("%s: %s; holding new deltas back until the "
+			          "state can be saved",
+			    g->state_path, err.reason);
+		g->save_failing = true;
+		return -1;
+	}
+	if (g->save_failing)
+		log_info("%s: saved again; sending the deltas held back",
+		    g->state_path);
+	g->save_failing = false;
+	return 0;
 }
 
 static void
@@ -236,6 +248,7 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	struct lh_err err;
 	uint64_t t0 = clock_monotonic_ns(), t1;
 	size_t i, used = 0;
+	bool sealed, slow;
 	int rc = 0;
 
 	memset(&tr, 0, sizeof(tr));
@@ -281,9 +294,14 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 		    (size_t)OUTBOX_MAX_KEYS, g->ob.dropped - g->dropped);
 		g->dropped = g->ob.dropped;
 	}
-	/* Number the batch before saving: see outbox_seal(). */
+	/* Number the batch before saving: see outbox_seal().  What cannot
+	 * be saved is not sent: after a restart from the older state the
+	 * same deltas are computed again, and must not have been counted. */
+	sealed = !outbox_ready(&g->ob);
 	outbox_seal(&g->ob);
-	save_state(g);
+	sealed = sealed && outbox_ready(&g->ob);
+	if (save_state(g) < 0 && sealed)
+		(void)outbox_unseal(&g->ob);
 	sender_kick(g->snd);
 	t1 = clock_monotonic_ns();
 	log_debug("sweep %" PRIu64 ": %zu targets, %zu exports, %zu clients "
@@ -291,10 +309,16 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	    ec.sweep_id, used, gtable_nexports(&g->table), ec.nrecs,
 	    (double)(t1 - t0) / 1e9,
 	    sender_connected(g->snd) ? "" : " (aggregator not connected)");
-	if (t1 - t0 > (uint64_t)cfg->interval * CLOCK_NS_PER_S)
+	slow = t1 - t0 > (uint64_t)cfg->interval * CLOCK_NS_PER_S;
+	if (slow && !g->slow)
 		log_warnx("sweep %" PRIu64 " took %.1f s, longer than the "
 		          "interval (%u s): sweeps are skipped",
 		    ec.sweep_id, (double)(t1 - t0) / 1e9, cfg->interval);
+	else if (!slow && g->slow)
+		log_info("sweep %" PRIu64 " took %.1f s: within the interval "
+		         "again",
+		    ec.sweep_id, (double)(t1 - t0) / 1e9);
+	g->slow = slow;
 }
 
 /* Set the timer for the first boundary after both now and the sweep
@@ -598,7 +622,7 @@ gatherer_run(const struct lh_config *cfg, bool detach)
 		/* The counters are those of the last sweep; the outbox may
 		 * have shrunk since (acknowledgements): save it too. */
 		if (g.table.history)
-			save_state(&g);
+			(void)save_state(&g);
 		status = 0;
 	}
 out:

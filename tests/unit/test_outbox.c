@@ -357,6 +357,37 @@ START_TEST(bad_names)
 }
 END_TEST
 
+/* A batch sealed but not saved goes back to pending, number and all. */
+START_TEST(unseal)
+{
+	struct outbox ob;
+	struct iocount d = io(5);
+	struct wbuf w;
+	uint64_t batch, sweep;
+
+	outbox_init(&ob, 9);
+	ck_assert_int_eq(outbox_unseal(&ob), -EINVAL);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, 1, NULL, 1, 0), 0);
+	outbox_seal(&ob);
+	ck_assert_uint_eq(ob.last_batch, 10);
+	ck_assert_int_eq(outbox_unseal(&ob), 0);
+	ck_assert(!outbox_ready(&ob));
+	ck_assert_uint_eq(ob.last_batch, 9);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, 1, NULL, 2, 0), 0);
+	outbox_seal(&ob);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(outbox_next(&ob, &w, &batch, &sweep), 0);
+	ck_assert_uint_eq(batch, 10);
+	ck_assert_uint_eq(ob.inflight.recs[0].d.read_bytes, 10);
+	ck_assert_uint_eq(ob.inflight.first_sweep, 1);
+	/* Something pending already: nothing to undo safely. */
+	ck_assert_int_eq(outbox_add(&ob, "fs", "2@gni", &d, 1, NULL, 3, 0), 0);
+	ck_assert_int_eq(outbox_unseal(&ob), -EINVAL);
+	wbuf_free(&w);
+	outbox_free(&ob);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -368,6 +399,7 @@ main(void)
 	tcase_add_test(tc, coalesce_counter_spans);
 	tcase_add_test(tc, big_spans);
 	tcase_add_test(tc, bad_names);
+	tcase_add_test(tc, unseal);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

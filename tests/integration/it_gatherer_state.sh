@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The gatherer's state directory under faults, against the simulator and
+# a real lharvest-dump receiver on 127.0.0.1:
+#
+#  1. the state cannot be saved (its temporary name is taken by a
+#     directory): new deltas are held back, not sent; the gatherer is then
+#     killed and restarted from its older state, and every total is still
+#     exactly the simulator's truth: nothing that could not be saved was
+#     counted, nothing was lost;
+#  2. the state file is damaged: refused with one line, a baseline, and
+#     batches numbered above every earlier one, so the receiver counts
+#     them instead of taking them for resends;
+#  3. without -d: start-up problems reach the terminal and the exit status
+#     before the daemon detaches; a good configuration detaches, exit 0.
+set -uo pipefail
+bin=$1
+. "$(dirname "$0")/dumplib.sh"
+src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
+sim=(python3 "$src/tests/sim/lustresim.py")
+checker=(python3 "$src/tests/integration/gatherer_check.py")
+R=$tmp/sim
+
+make_keys "$tmp/keys" "it-gatherer-state-key-0123456789"
+"${sim[@]}" tree --root "$R" --version 2.15 --servers 1 --clients 8 \
+	>/dev/null || { echo "simulator failed"; exit 1; }
+start_dump d1 -k "$tmp/keys" --state "$tmp/dstate"
+
+conf() { # conf NAME: a gatherer configuration for server NAME
+	cat >"$tmp/$1.conf" <<EOF
+role = "gatherer"
+interval = 1
+lustre_root = "$R/$1"
+server = "$dump_addr"
+secret_file = "$tmp/keys"
+state_dir = "$tmp/st-$1"
+name = "$1"
+EOF
+}
+
+start_g() { # start_g NAME: a gatherer in the foreground, in the background
+	"$bin" -d -f "$tmp/$1.conf" 2>>"$tmp/g-$1.err" &
+	eval "gp_$1=$!"
+	pids+=($!)
+}
+
+# max_sweep NAME: the highest sweep id NAME delivered so far, 0 if none.
+max_sweep() {
+	python3 - "$1" "$tmp"/d*.out <<'EOF'
+import json, sys
+best = 0
+for f in sys.argv[2:]:
+    for line in open(f):
+        if line.endswith("\n"):
+            r = json.loads(line)
+            if r["sender"] == sys.argv[1]:
+                best = max(best, r["sweep"])
+print(best)
+EOF
+}
+
+# max_batch NAME: the highest batch number NAME delivered so far.
+max_batch() {
+	python3 - "$1" "$tmp"/d*.out <<'EOF'
+import json, sys
+best = 0
+for f in sys.argv[2:]:
+    for line in open(f):
+        if line.endswith("\n"):
+            r = json.loads(line)
+            if r["sender"] == sys.argv[1]:
+                best = max(best, r["batch"])
+print(best)
+EOF
+}
+
+# wait_sweep NAME...: until each has delivered a sweep that started after
+# now (at most 20 s).
+wait_sweep() {
+	local want=$(($(date +%s) + 1)) n i
+	for n in "$@"; do
+		for ((i = 0; i < 200; i++)); do
+			[ "$(max_sweep "$n")" -ge "$want" ] && break
+			sleep 0.1
+		done
+		[ "$(max_sweep "$n")" -ge "$want" ] || return 1
+	done
+}
+
+step() { "${sim[@]}" run --root "$R" --steps 1 >/dev/null; }
+
+conf oss1
+conf mds1
+start_g oss1
+start_g mds1
+if ! wait_sweep oss1 mds1; then
+	t_fail "the gatherers delivered their baseline" "$(tail -5 "$tmp"/g-*.err)"
+	t_summary
+	exit 1
+fi
+cp "$R/truth-latest.json" "$tmp/baseline.json"
+step
+wait_sweep oss1 mds1
+
+# 1. Saves fail: deltas held back.
+mkdir "$tmp/st-oss1/gatherer.state.tmp"
+sleep 2.2
+t_check "a failed save is logged once" \
+	test "$(grep -c 'holding new deltas back' "$tmp/g-oss1.err")" -eq 1
+held=$(max_batch oss1)
+step
+sleep 2.2
+step
+sleep 2.2
+t_check "nothing is sent while the state cannot be saved" \
+	test "$(max_batch oss1)" -eq "$held"
+kill -KILL "$gp_oss1"
+wait "$gp_oss1" 2>/dev/null
+rmdir "$tmp/st-oss1/gatherer.state.tmp"
+start_g oss1
+step
+wait_sweep oss1 mds1
+sleep 1.5 # the last batch acknowledged
+if "${checker[@]}" --baseline "$tmp/baseline.json" \
+	--final "$R/truth-latest.json" --dump "$tmp/d1.out" >"$tmp/check1" 2>&1; then
+	t_pass "after the restart from the older state every total is exact"
+else
+	t_fail "after the restart from the older state every total is exact" \
+		"$(head -30 "$tmp/check1")"
+fi
+
+# 2. A damaged state file.
+before=$(max_batch oss1)
+dups=$(grep -c 'as a duplicate' "$tmp/d1.err")
+kill -TERM "$gp_oss1"
+wait "$gp_oss1"
+t_check "SIGTERM: exit 0" test $? -eq 0
+printf 'garbage' | dd of="$tmp/st-oss1/gatherer.state" bs=1 seek=100 \
+	conv=notrunc 2>/dev/null
+start_g oss1
+step
+wait_sweep oss1
+sleep 1.5
+t_check "a damaged state is refused with one line" \
+	grep -q 'gatherer.state: damaged: checksum mismatch; starting afresh' \
+	"$tmp/g-oss1.err"
+after=$(max_batch oss1)
+t_check "batches after a lost state are numbered above the old ones" \
+	test "$after" -gt "$before"
+t_check "the receiver counted them (no duplicate)" \
+	test "$(grep -c 'as a duplicate' "$tmp/d1.err")" -eq "$dups"
+
+# 3. Without -d.
+kill -TERM "$gp_oss1" "$gp_mds1"
+wait "$gp_oss1" "$gp_mds1"
+chmod 644 "$tmp/keys"
+out=$("$bin" -f "$tmp/oss1.conf" 2>&1)
+rc=$?
+t_check "without -d, a refused key file: exit 1" test "$rc" -eq 1
+t_check "without -d, the reason is on the terminal" \
+	grep -q 'mode 0644 gives group or other access' <<<"$out"
+chmod 600 "$tmp/keys"
+"$bin" -f "$tmp/oss1.conf" >"$tmp/detach.out" 2>&1
+rc=$?
+t_check "without -d, a good configuration detaches with exit 0" \
+	test "$rc" -eq 0
+dpid=$(pgrep -f -x "$bin -f $tmp/oss1.conf" | head -1)
+t_check "the detached gatherer runs" test -n "$dpid"
+[ -n "$dpid" ] && pids+=("$dpid")
+out=$(timeout 10 "$bin" -d -f "$tmp/oss1.conf" 2>&1)
+rc=$?
+t_check "a second instance on its state_dir is refused: exit 1" \
+	test "$rc" -eq 1
+t_check "... with the reason" \
+	grep -q 'another lharvestd uses this state_dir' <<<"$out"
+[ -n "$dpid" ] && kill -TERM "$dpid"
+t_summary
