@@ -123,6 +123,25 @@ ltree_classify_uuid(const char *buf, size_t len)
 }
 
 bool
+ltree_gone(int rc)
+{
+	return rc == -ENOENT || rc == -ENODEV || rc == -EIO || rc == -ENOTDIR;
+}
+
+bool
+ltree_is_dir_entry(int dirfd, const struct dirent *de)
+{
+	struct stat sb;
+
+	if (de->d_type == DT_DIR)
+		return true;
+	if (de->d_type != DT_UNKNOWN)
+		return false;
+	return fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(sb.st_mode);
+}
+
+bool
 ltree_nid_is_local(const char *nid)
 {
 	/* The loopback NID: a peer target on this very node. */

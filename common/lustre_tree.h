@@ -17,6 +17,7 @@
 
 #include "iocount.h"
 
+struct dirent;
 struct lh_err;
 
 #define LTREE_TARGET_MAX 64  /* target name, NUL included */
@@ -87,6 +88,14 @@ int ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
 #define LTREE_ONE_READ 3072
 int ltree_read_stats_at(int dirfd, const char *path, char *buf, size_t cap,
     size_t *ret_len);
+
+/* True for the errors of a read that mean the export went away between
+ * readdir and read (ENOENT, ENODEV, EIO, ENOTDIR): not an error. */
+bool ltree_gone(int rc);
+
+/* True when the entry de of the directory dirfd is a directory (d_type,
+ * or fstatat() on filesystems that do not fill it in). */
+bool ltree_is_dir_entry(int dirfd, const struct dirent *de);
 
 /* True for the names of NID directories that are never clients. */
 bool ltree_nid_is_local(const char *nid);

@@ -66,13 +66,6 @@ struct gatherer {
 	bool slow;         /* the last sweep overran the interval */
 };
 
-/* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
-static bool
-gone(int rc)
-{
-	return rc == -ENOENT || rc == -ENODEV || rc == -EIO || rc == -ENOTDIR;
-}
-
 static void
 trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
     const char *path, const char *reason)
@@ -109,7 +102,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	if (rc < 0) {
 		/* Gone: the export stays known until it is no longer listed,
 		 * so a passing failure does not make it new again. */
-		if (!gone(rc))
+		if (!ltree_gone(rc))
 			trouble(tr, lt, path,
 			    rc == -EFBIG ? "larger than 64 KiB" :
 			                   strerror(-rc));
@@ -125,7 +118,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 		(void)snprintf(path, sizeof(path), "%s/uuid", de->d_name);
 		rc = ltree_read_at(lt->exports_fd, path, g->buf,
 		    GATHER_FILE_MAX, &len);
-		if (rc < 0 && gone(rc))
+		if (rc < 0 && ltree_gone(rc))
 			return 0;
 		gtable_classify(&g->table, e,
 		    rc == 0 ? ltree_classify_uuid(g->buf, len) :
@@ -133,19 +126,6 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	}
 	gtable_observe(&g->table, e, &cur);
 	return 0;
-}
-
-static bool
-is_dir_entry(int dirfd, const struct dirent *de)
-{
-	struct stat sb;
-
-	if (de->d_type == DT_DIR)
-		return true;
-	if (de->d_type != DT_UNKNOWN)
-		return false;
-	return fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(sb.st_mode);
 }
 
 /* List one target's exports/ and read every NID directory in it. */
@@ -171,7 +151,7 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 	 * offset for openat(). */
 	fd = openat(lt->exports_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (!gone(-errno))
+		if (!ltree_gone(-errno))
 			log_warn("%s", lt->path);
 		if (fd >= 0)
 			(void)close(fd);
@@ -182,7 +162,7 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 		/* exports/ also holds the regular file "clear". */
 		if (de->d_name[0] == '.' || ltree_nid_is_local(de->d_name) ||
 		    strlen(de->d_name) >= LTREE_NID_MAX ||
-		    !is_dir_entry(dirfd(d), de))
+		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
 		rc = gather_export(g, tg, lt, de, tr);
 		if (rc < 0)
@@ -192,7 +172,7 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 	/* Only a complete listing says which exports are gone. */
 	if (rc == 0 && errno == 0)
 		gtable_target_listed(tg);
-	else if (rc == 0 && !gone(-errno))
+	else if (rc == 0 && !ltree_gone(-errno))
 		log_warn("%s: listing", lt->path);
 	(void)closedir(d);
 	return rc;

@@ -56,13 +56,6 @@ once_add(struct once_ctx *c)
 	return r;
 }
 
-/* ENOENT/ENODEV/EIO: the export went away between readdir and read. */
-static bool
-gone(int rc)
-{
-	return rc == -ENOENT || rc == -ENODEV || rc == -EIO || rc == -ENOTDIR;
-}
-
 static int
 once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 {
@@ -75,14 +68,14 @@ once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 
 	(void)snprintf(path, sizeof(path), "%s/uuid", nid);
 	rc = ltree_read_at(tg->exports_fd, path, c->buf, ONCE_FILE_MAX, &len);
-	if (rc < 0 && gone(rc))
+	if (rc < 0 && ltree_gone(rc))
 		return 0;
 	peer = rc == 0 ? ltree_classify_uuid(c->buf, len) : LTREE_PEER_STALE;
 
 	(void)snprintf(path, sizeof(path), "%s/stats", nid);
 	rc = ltree_read_at(tg->exports_fd, path, c->buf, ONCE_FILE_MAX, &len);
 	if (rc < 0) {
-		if (!gone(rc))
+		if (!ltree_gone(rc))
 			log_warnx("%s/%s: %s, skipping", tg->path, path,
 			    rc == -EFBIG ? "larger than 64 KiB" :
 			                   strerror(-rc));
@@ -106,19 +99,6 @@ once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 	return 0;
 }
 
-static bool
-is_dir_entry(int dirfd, const struct dirent *de)
-{
-	struct stat sb;
-
-	if (de->d_type == DT_DIR)
-		return true;
-	if (de->d_type != DT_UNKNOWN)
-		return false;
-	return fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(sb.st_mode);
-}
-
 static int
 once_target(struct once_ctx *c, const struct ltree_target *tg)
 {
@@ -137,7 +117,7 @@ once_target(struct once_ctx *c, const struct ltree_target *tg)
 		/* exports/ also holds the regular file "clear". */
 		if (de->d_name[0] == '.' || ltree_nid_is_local(de->d_name) ||
 		    strlen(de->d_name) >= LTREE_NID_MAX ||
-		    !is_dir_entry(dirfd(d), de))
+		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
 		rc = once_export(c, tg, de->d_name);
 		if (rc < 0)

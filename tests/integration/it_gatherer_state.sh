@@ -43,35 +43,23 @@ start_g() { # start_g NAME: a gatherer in the foreground, in the background
 	pids+=($!)
 }
 
-# max_sweep NAME: the highest sweep id NAME delivered so far, 0 if none.
-max_sweep() {
-	python3 - "$1" "$tmp"/d*.out <<'EOF'
+# most FIELD NAME: the highest FIELD (sweep, batch) of what NAME delivered
+# so far, 0 if nothing.
+most() {
+	python3 - "$1" "$2" "$tmp"/d*.out <<'EOF'
 import json, sys
-best = 0
-for f in sys.argv[2:]:
+field, sender, best = sys.argv[1], sys.argv[2], 0
+for f in sys.argv[3:]:
     for line in open(f):
         if line.endswith("\n"):
             r = json.loads(line)
-            if r["sender"] == sys.argv[1]:
-                best = max(best, r["sweep"])
+            if r["sender"] == sender:
+                best = max(best, r[field])
 print(best)
 EOF
 }
-
-# max_batch NAME: the highest batch number NAME delivered so far.
-max_batch() {
-	python3 - "$1" "$tmp"/d*.out <<'EOF'
-import json, sys
-best = 0
-for f in sys.argv[2:]:
-    for line in open(f):
-        if line.endswith("\n"):
-            r = json.loads(line)
-            if r["sender"] == sys.argv[1]:
-                best = max(best, r["batch"])
-print(best)
-EOF
-}
+max_sweep() { most sweep "$1"; }
+max_batch() { most batch "$1"; }
 
 # wait_sweep NAME...: until each has delivered a sweep that started after
 # now (at most 20 s).
