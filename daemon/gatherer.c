@@ -82,7 +82,7 @@ trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
 /* Read one NID directory's stats (and uuid when needed) and count it. */
 static int
 gather_export(struct gatherer *g, struct gt_target *tg,
-    const struct ltree_target *lt, const struct dirent *de,
+    const struct ltree_target *lt, const char *nid, uint64_t ino,
     struct sweep_trouble *tr)
 {
 	char path[LTREE_NID_MAX + 16];
@@ -93,10 +93,10 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	size_t len;
 	int rc;
 
-	e = gtable_export(&g->table, tg, de->d_name, (uint64_t)de->d_ino, &rc);
+	e = gtable_export(&g->table, tg, nid, ino, &rc);
 	if (e == NULL)
 		return rc == -EINVAL ? 0 : rc;
-	(void)snprintf(path, sizeof(path), "%s/stats", de->d_name);
+	(void)snprintf(path, sizeof(path), "%s/stats", nid);
 	rc = ltree_read_stats_at(lt->exports_fd, path, g->buf, GATHER_FILE_MAX,
 	    &len);
 	if (rc < 0) {
@@ -115,7 +115,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	iocount_from_stats(&io, g->st, lt->kind);
 	delta_sample_from(&cur, g->st, &io);
 	if (gtable_needs_uuid(e, &cur)) {
-		(void)snprintf(path, sizeof(path), "%s/uuid", de->d_name);
+		(void)snprintf(path, sizeof(path), "%s/uuid", nid);
 		rc = ltree_read_at(lt->exports_fd, path, g->buf,
 		    GATHER_FILE_MAX, &len);
 		if (rc < 0 && ltree_gone(rc))
@@ -164,7 +164,8 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 		    strlen(de->d_name) >= LTREE_NID_MAX ||
 		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
-		rc = gather_export(g, tg, lt, de, tr);
+		rc = gather_export(g, tg, lt, de->d_name, (uint64_t)de->d_ino,
+		    tr);
 		if (rc < 0)
 			break;
 		errno = 0;
