@@ -53,7 +53,9 @@ echo "idle clients are reported with zeros."
 
 # The daemons: one gatherer per server, sweeping every 2 s on the wall
 # clock, each sending signed SWEEPs over TCP to lharvest-dump (standing in
-# for the aggregator) while the site keeps running.
+# for the aggregator) while the site keeps running.  The simulator renders
+# its files every second (Lustre updates them continuously): a file that
+# did not change between two sweeps would show a rate of 0, then double.
 echo
 echo "== the gatherer daemons: lharvestd -d on each server, every 2 s,"
 echo "   sending to lharvest-dump --listen on 127.0.0.1 for 9 s"
@@ -78,7 +80,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\) .*/\1/p' "$work/dump.err")
-"${sim[@]}" run --root "$work/sim" --clock wall --period 2 --align \
+"${sim[@]}" run --root "$work/sim" --clock wall --period 1 --align \
 	--steps 0 --quiet >/dev/null 2>&1 &
 live_pids+=($!)
 for s in "$work"/sim/*/; do
