@@ -537,6 +537,10 @@ setup(struct gatherer *g)
 	sc.name = cfg->name;
 	sc.max_frame = cfg->max_frame;
 	sc.handshake_timeout = cfg->handshake_timeout;
+	/* An aggregator acknowledges a batch when the sweep holding it is
+	 * closed, up to an interval later: wait at least two. */
+	sc.ack_timeout =
+	    cfg->interval * 2 + 30 > 120 ? cfg->interval * 2 + 30 : 120;
 	sc.outbox = &g->ob;
 	sc.fill_hello = fill_hello;
 	sc.on_acked = acked;
