@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The aggregator's open sweeps, their sums and their closing (sweeps.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "hindex.h"
+#include "sweeps.h"
+
+#define NS_PER_S    1000000000ULL
+#define NRING       (1 + SWEEPS_AHEAD)
+#define ROSTER_DFLT 3
+
+/* Every (fs, NID) ever named, by a small id. */
+struct sw_client {
+	char fs[MSG_FS_MAX];
+	char nid[NID_STR_MAX];
+};
+
+/* A client's sums in one sweep. */
+struct sw_acc {
+	uint32_t client;
+	uint32_t nsenders;
+	uint64_t d[SWEEPS_NCOUNTERS];
+	double r[SWEEPS_NCOUNTERS];
+};
+
+struct sw_sweep {
+	uint64_t id; /* seconds */
+	struct sw_acc *acc;
+	size_t n, cap;
+	struct hindex index; /* by client id */
+	struct sweeps_ack *acks;
+	size_t nacks, acap;
+	size_t nlate;
+};
+
+struct sw_sender {
+	char name[MSG_NAME_MAX];
+	uint64_t last_reported; /* sweep id, 0: never */
+	uint64_t pending_batch; /* in an open sweep, not yet acknowledged */
+	uint64_t pending_sweep; /* which */
+};
+
+struct sweeps {
+	unsigned interval, deadline, roster;
+	char (*expected)[MSG_NAME_MAX];
+	size_t nexpected;
+	struct sw_client *clients;
+	size_t nclients, ccap;
+	struct hindex cindex;
+	struct sw_sweep ring[NRING]; /* ring[0]: the oldest open sweep */
+	struct sw_sender *senders;
+	size_t nsenders, scap;
+	struct hindex sindex;
+	/* The last report's storage. */
+	char (*missing)[MSG_NAME_MAX];
+	size_t mcap;
+	struct sweeps_ack *acks;
+	size_t akcap;
+};
+
+struct client_key {
+	const char *fs;
+	const char *nid;
+};
+
+static uint64_t
+client_key_hash(const char *fs, const char *nid)
+{
+	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, fs), nid);
+}
+
+static uint64_t
+client_hash(const void *ctx, uint32_t idx)
+{
+	const struct sweeps *s = ctx;
+
+	return client_key_hash(s->clients[idx].fs, s->clients[idx].nid);
+}
+
+static bool
+client_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct sweeps *s = ctx;
+	const struct client_key *k = key;
+
+	return strcmp(s->clients[idx].nid, k->nid) == 0 &&
+	    strcmp(s->clients[idx].fs, k->fs) == 0;
+}
+
+static uint64_t
+id_hash(uint32_t id)
+{
+	return (uint64_t)id * 0x9e3779b97f4a7c15ULL;
+}
+
+static uint64_t
+acc_hash(const void *ctx, uint32_t idx)
+{
+	const struct sw_sweep *w = ctx;
+
+	return id_hash(w->acc[idx].client);
+}
+
+static bool
+acc_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct sw_sweep *w = ctx;
+
+	return w->acc[idx].client == *(const uint32_t *)key;
+}
+
+static uint64_t
+sender_hash(const void *ctx, uint32_t idx)
+{
+	const struct sweeps *s = ctx;
+
+	return hindex_hash_str(HINDEX_SEED, s->senders[idx].name);
+}
+
+static bool
+sender_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct sweeps *s = ctx;
+
+	return strcmp(s->senders[idx].name, key) == 0;
+}
+
+/* Grow *p (of *cap elements of size sz) to hold n + 1. */
+static int
+grow(void *p, size_t *cap, size_t n, size_t sz)
+{
+	void **pp = p;
+	size_t c;
+	void *v;
+
+	if (n < *cap)
+		return 0;
+	c = *cap == 0 ? 64 : *cap * 2;
+	v = realloc(*pp, c * sz);
+	if (v == NULL)
+		return -ENOMEM;
+	*pp = v;
+	*cap = c;
+	return 0;
+}
+
+int
+sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret)
+{
+	struct sweeps *s;
+	uint64_t first;
+	size_t i;
+
+	if (c->interval_s == 0 || c->deadline_s >= c->interval_s)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->interval = c->interval_s;
+	s->deadline = c->deadline_s;
+	s->roster = c->roster_sweeps != 0 ? c->roster_sweeps : ROSTER_DFLT;
+	if (c->nexpected > 0) {
+		s->expected = calloc(c->nexpected, sizeof(*s->expected));
+		if (s->expected == NULL) {
+			free(s);
+			return -ENOMEM;
+		}
+		for (i = 0; i < c->nexpected; i++) {
+			if (strlen(c->expected[i]) >= MSG_NAME_MAX) {
+				sweeps_free(s);
+				return -EINVAL;
+			}
+			memcpy(s->expected[i], c->expected[i],
+			    strlen(c->expected[i]) + 1);
+		}
+		s->nexpected = c->nexpected;
+	}
+	hindex_init(&s->cindex);
+	hindex_init(&s->sindex);
+	first = now_ns / NS_PER_S / s->interval * s->interval;
+	for (i = 0; i < NRING; i++) {
+		hindex_init(&s->ring[i].index);
+		s->ring[i].id = first + i * s->interval;
+	}
+	*ret = s;
+	return 0;
+}
+
+void
+sweeps_free(struct sweeps *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < NRING; i++) {
+		free(s->ring[i].acc);
+		free(s->ring[i].acks);
+		hindex_free(&s->ring[i].index);
+	}
+	free(s->clients);
+	hindex_free(&s->cindex);
+	free(s->senders);
+	hindex_free(&s->sindex);
+	free(s->expected);
+	free(s->missing);
+	free(s->acks);
+	free(s);
+}
+
+static struct sw_sender *
+sender_find(const struct sweeps *s, const char *name)
+{
+	uint32_t i = hindex_find(&s->sindex, hindex_hash_str(HINDEX_SEED, name),
+	    sender_match, s, name);
+
+	return i == HINDEX_NONE ? NULL : &s->senders[i];
+}
+
+static struct sw_sender *
+sender_get(struct sweeps *s, const char *name)
+{
+	struct sw_sender *p = sender_find(s, name);
+
+	if (p != NULL)
+		return p;
+	if (strlen(name) >= MSG_NAME_MAX ||
+	    grow(&s->senders, &s->scap, s->nsenders, sizeof(*s->senders)) < 0)
+		return NULL;
+	p = &s->senders[s->nsenders];
+	memset(p, 0, sizeof(*p));
+	memcpy(p->name, name, strlen(name) + 1);
+	if (hindex_add(&s->sindex, hindex_hash_str(HINDEX_SEED, name),
+	        (uint32_t)s->nsenders, sender_hash, s) < 0)
+		return NULL;
+	s->nsenders++;
+	return p;
+}
+
+uint64_t
+sweeps_pending_batch(const struct sweeps *s, const char *sender)
+{
+	const struct sw_sender *p = sender_find(s, sender);
+
+	return p == NULL ? 0 : p->pending_batch;
+}
+
+static int
+client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
+{
+	struct client_key k = {fs, nid};
+	uint64_t h = client_key_hash(fs, nid);
+	struct sw_client *c;
+	uint32_t i;
+
+	i = hindex_find(&s->cindex, h, client_match, s, &k);
+	if (i != HINDEX_NONE) {
+		*ret = i;
+		return 0;
+	}
+	if (s->nclients >= HINDEX_NONE - 1 ||
+	    grow(&s->clients, &s->ccap, s->nclients, sizeof(*s->clients)) < 0)
+		return -ENOMEM;
+	c = &s->clients[s->nclients];
+	(void)snprintf(c->fs, sizeof(c->fs), "%s", fs);
+	(void)snprintf(c->nid, sizeof(c->nid), "%s", nid);
+	if (hindex_add(&s->cindex, h, (uint32_t)s->nclients, client_hash, s) <
+	    0)
+		return -ENOMEM;
+	*ret = (uint32_t)s->nclients++;
+	return 0;
+}
+
+static struct sw_acc *
+acc_get(struct sw_sweep *w, uint32_t client)
+{
+	struct sw_acc *a;
+	uint32_t i;
+
+	i = hindex_find(&w->index, id_hash(client), acc_match, w, &client);
+	if (i != HINDEX_NONE)
+		return &w->acc[i];
+	if (grow(&w->acc, &w->cap, w->n, sizeof(*w->acc)) < 0)
+		return NULL;
+	a = &w->acc[w->n];
+	memset(a, 0, sizeof(*a));
+	a->client = client;
+	if (hindex_add(&w->index, id_hash(client), (uint32_t)w->n, acc_hash,
+	        w) < 0)
+		return NULL;
+	w->n++;
+	return a;
+}
+
+struct add_ctx {
+	struct sweeps *s;
+	struct sw_sweep *w;
+};
+
+static int
+add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
+{
+	struct add_ctx *c = arg;
+	const uint64_t *v = &r->d.read_bytes;
+	struct sw_acc *a;
+	uint32_t id;
+	unsigned i;
+
+	if (client_get(c->s, h->fs[r->fs], r->nid, &id) < 0 ||
+	    (a = acc_get(c->w, id)) == NULL)
+		return -ENOMEM;
+	a->nsenders++;
+	for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
+		uint64_t span = r->cspan_us[i];
+
+		if (v[i] == 0)
+			continue;
+		a->d[i] += v[i];
+		/* A span of 0 cannot be a rate: take the interval (the
+		 * gatherer never sends one). */
+		if (span == 0)
+			span = (uint64_t)c->s->interval * 1000000u;
+		a->r[i] += (double)v[i] * 1e6 / (double)span;
+	}
+	return 0;
+}
+
+int
+sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
+    const uint8_t *payload, size_t n, uint64_t safe_batch, uint64_t peer,
+    uint64_t seq, struct lh_err *err)
+{
+	struct msg_sweep h;
+	struct sw_sender *p;
+	struct sw_sweep *w;
+	struct add_ctx ctx;
+	struct sweeps_ack *ack;
+	uint64_t target;
+	size_t k, i;
+	int verdict, rc;
+
+	rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err);
+	if (rc < 0)
+		return rc;
+	if (h.batch <= safe_batch)
+		return SWEEPS_DUPLICATE;
+	p = sender_get(s, sender);
+	if (p == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	if (p->pending_batch != 0 && h.batch <= p->pending_batch) {
+		/* Sent again on a new connection: acknowledge that one. */
+		for (k = 0; k < NRING; k++) {
+			w = &s->ring[k];
+			for (i = 0; i < w->nacks; i++) {
+				if (strcmp(w->acks[i].sender, sender) == 0) {
+					w->acks[i].peer = peer;
+					w->acks[i].seq = seq;
+				}
+			}
+		}
+		return SWEEPS_RESEND;
+	}
+	target = sweep_id / s->interval * s->interval;
+	if (target < s->ring[0].id) {
+		k = 0;
+		verdict = SWEEPS_LATE;
+	} else {
+		k = (size_t)((target - s->ring[0].id) / s->interval);
+		if (k > SWEEPS_AHEAD)
+			k = SWEEPS_AHEAD;
+		verdict = k == 0 ? SWEEPS_ON_TIME : SWEEPS_AHEAD_OF_US;
+	}
+	w = &s->ring[k];
+	if (grow(&w->acks, &w->acap, w->nacks, sizeof(*w->acks)) < 0)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	ctx.s = s;
+	ctx.w = w;
+	rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
+	if (rc < 0)
+		return lh_err_set(err, 0, rc, "out of memory");
+	ack = &w->acks[w->nacks++];
+	memcpy(ack->sender, p->name, sizeof(ack->sender));
+	ack->batch = h.batch;
+	ack->peer = peer;
+	ack->seq = seq;
+	if (verdict == SWEEPS_LATE)
+		w->nlate++;
+	p->pending_batch = h.batch;
+	p->pending_sweep = w->id;
+	if (w->id > p->last_reported)
+		p->last_reported = w->id;
+	return verdict;
+}
+
+uint64_t
+sweeps_open_id(const struct sweeps *s)
+{
+	return s->ring[0].id;
+}
+
+uint64_t
+sweeps_deadline_ns(const struct sweeps *s)
+{
+	return (s->ring[0].id + s->deadline) * NS_PER_S;
+}
+
+static bool
+in_sweep(const struct sw_sweep *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->nacks; i++) {
+		if (strcmp(w->acks[i].sender, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Expected in sweep w: configured, or reported one of the last
+ * roster sweeps. */
+static bool
+recent(const struct sweeps *s, const struct sw_sender *p, uint64_t id)
+{
+	uint64_t horizon = (uint64_t)s->roster * s->interval;
+
+	return p->last_reported != 0 && p->last_reported + horizon >= id;
+}
+
+bool
+sweeps_ready(const struct sweeps *s, uint64_t now_ns)
+{
+	const struct sw_sweep *w = &s->ring[0];
+	size_t i, expected = 0;
+
+	if (now_ns >= sweeps_deadline_ns(s))
+		return true;
+	if (now_ns < w->id * NS_PER_S)
+		return false;
+	for (i = 0; i < s->nexpected; i++) {
+		expected++;
+		if (!in_sweep(w, s->expected[i]))
+			return false;
+	}
+	for (i = 0; i < s->nsenders; i++) {
+		if (!recent(s, &s->senders[i], w->id))
+			continue;
+		expected++;
+		if (!in_sweep(w, s->senders[i].name))
+			return false;
+	}
+	return expected > 0;
+}
+
+static int
+add_missing(struct sweeps *s, size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (strcmp(s->missing[i], name) == 0)
+			return 0;
+	}
+	if (grow(&s->missing, &s->mcap, *n, sizeof(*s->missing)) < 0)
+		return -ENOMEM;
+	(void)snprintf(s->missing[*n], MSG_NAME_MAX, "%s", name);
+	(*n)++;
+	return 0;
+}
+
+/* Per-filesystem totals of a sweep: a handful of filesystems. */
+struct fs_sum {
+	struct sweeps_fs_total t;
+};
+
+static int
+emit(struct sweeps *s, const struct sw_sweep *w, sweeps_client_fn client_fn,
+    sweeps_fs_fn fs_fn, void *arg)
+{
+	struct fs_sum sums[MSG_SWEEP_FS_MAX];
+	size_t nsums = 0, i, f;
+	unsigned c;
+	int rc = 0;
+
+	memset(sums, 0, sizeof(sums));
+	for (i = 0; i < w->n; i++) {
+		const struct sw_acc *a = &w->acc[i];
+		const struct sw_client *cl = &s->clients[a->client];
+		struct sweeps_client out;
+		uint64_t *dv = &out.d.read_bytes;
+
+		out.fs = cl->fs;
+		out.nid = cl->nid;
+		for (c = 0; c < SWEEPS_NCOUNTERS; c++) {
+			dv[c] = a->d[c];
+			out.rate[c] = a->r[c];
+		}
+		out.nsenders = a->nsenders;
+		if (client_fn != NULL && rc == 0)
+			rc = client_fn(arg, &out);
+		for (f = 0; f < nsums; f++) {
+			if (strcmp(sums[f].t.fs, cl->fs) == 0)
+				break;
+		}
+		if (f == nsums) {
+			if (nsums == MSG_SWEEP_FS_MAX)
+				continue;
+			sums[nsums++].t.fs = cl->fs;
+		}
+		iocount_add(&sums[f].t.d, &out.d);
+		for (c = 0; c < SWEEPS_NCOUNTERS; c++)
+			sums[f].t.rate[c] += a->r[c];
+		sums[f].t.nclients++;
+	}
+	for (f = 0; f < nsums && fs_fn != NULL && rc == 0; f++)
+		rc = fs_fn(arg, &sums[f].t);
+	return rc;
+}
+
+int
+sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
+    sweeps_fs_fn fs_fn, void *arg, struct sweeps_report *rep)
+{
+	struct sw_sweep *w = &s->ring[0], done;
+	size_t i, nmissing = 0;
+	int rc, mrc = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->sweep_id = w->id;
+	rep->by_deadline = now_ns >= sweeps_deadline_ns(s);
+	rep->nclients = w->n;
+	rep->nreported = w->nacks;
+	rep->nlate = w->nlate;
+	rc = emit(s, w, client_fn, fs_fn, arg);
+
+	for (i = 0; i < s->nexpected && mrc == 0; i++) {
+		if (!in_sweep(w, s->expected[i]))
+			mrc = add_missing(s, &nmissing, s->expected[i]);
+	}
+	for (i = 0; i < s->nsenders && mrc == 0; i++) {
+		if (recent(s, &s->senders[i], w->id) &&
+		    !in_sweep(w, s->senders[i].name))
+			mrc = add_missing(s, &nmissing, s->senders[i].name);
+	}
+	rep->missing = s->missing;
+	rep->nmissing = mrc == 0 ? nmissing : 0;
+
+	/* Hand the acknowledgements over (the report keeps their storage,
+	 * the sweep takes the report's old one): the batches are safe now. */
+	{
+		struct sweeps_ack *v = s->acks;
+		size_t cap = s->akcap;
+
+		s->acks = w->acks;
+		s->akcap = w->acap;
+		w->acks = v;
+		w->acap = cap;
+		rep->acks = s->acks;
+		rep->nacks = w->nacks;
+	}
+	for (i = 0; i < rep->nacks; i++) {
+		struct sw_sender *p = sender_find(s, rep->acks[i].sender);
+
+		if (p != NULL && p->pending_sweep == w->id)
+			p->pending_batch = 0;
+	}
+
+	/* The ring turns: the closed sweep's storage becomes the newest. */
+	done = *w;
+	memmove(&s->ring[0], &s->ring[1], SWEEPS_AHEAD * sizeof(s->ring[0]));
+	done.id = s->ring[SWEEPS_AHEAD - 1].id + s->interval;
+	done.n = 0;
+	done.nacks = 0;
+	done.nlate = 0;
+	hindex_clear(&done.index);
+	s->ring[SWEEPS_AHEAD] = done;
+	return rc;
+}

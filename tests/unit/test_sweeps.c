@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The aggregator's sweeps: sums over gatherers, exact rates, closing on
+ * the roster or the deadline, late and early batches, resends. */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "msg.h"
+#include "sweeps.h"
+#include "testutil.h"
+#include "wire.h"
+
+#define S   1000000000ULL
+#define T0  1700000000ULL /* a multiple of 20 */
+#define IVL 20
+
+struct rec {
+	const char *nid;
+	uint64_t rb, wb;
+	uint64_t span_us, rb_span_us; /* rb_span_us 0: the record's span */
+};
+
+/* Encode a one-filesystem SWEEP. */
+static void
+make(struct wbuf *w, uint64_t batch, const struct rec *r, size_t n)
+{
+	static const struct msg_sweep zero;
+	struct msg_sweep h = zero;
+	struct msg_rec mr[16];
+	size_t i;
+
+	ck_assert_uint_le(n, 16);
+	h.batch = batch;
+	h.first_sweep = T0;
+	h.start_ns = T0 * S;
+	h.span_us = 20000000;
+	h.nfs = 1;
+	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	memset(mr, 0, sizeof(mr));
+	for (i = 0; i < n; i++) {
+		mr[i].fs = 0;
+		mr[i].nid = r[i].nid;
+		mr[i].d.read_bytes = r[i].rb;
+		mr[i].d.write_bytes = r[i].wb;
+		mr[i].span_us = r[i].span_us;
+		mr[i].cspan_us[0] = r[i].rb_span_us;
+	}
+	wbuf_init(w, 0);
+	ck_assert_int_eq(msg_sweep_encode(w, &h, mr, n), 0);
+}
+
+static int
+add(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
+    const struct rec *r, size_t n, uint64_t safe)
+{
+	struct lh_err err;
+	struct wbuf w;
+	int rc;
+
+	make(&w, batch, r, n);
+	rc = sweeps_add(s, sender, sweep, w.data, w.len, safe, 7, batch, &err);
+	wbuf_free(&w);
+	return rc;
+}
+
+struct seen {
+	size_t n;
+	char nid[16][NID_STR_MAX];
+	double rrate[16], wrate[16];
+	uint64_t rb[16];
+	double fs_rrate;
+	size_t nfs;
+};
+
+static int
+on_client(void *arg, const struct sweeps_client *c)
+{
+	struct seen *s = arg;
+
+	ck_assert_uint_lt(s->n, 16);
+	(void)snprintf(s->nid[s->n], NID_STR_MAX, "%s", c->nid);
+	s->rrate[s->n] = c->rate[0];
+	s->wrate[s->n] = c->rate[1];
+	s->rb[s->n] = c->d.read_bytes;
+	s->n++;
+	return 0;
+}
+
+static int
+on_fs(void *arg, const struct sweeps_fs_total *t)
+{
+	struct seen *s = arg;
+
+	s->fs_rrate += t->rate[0];
+	s->nfs++;
+	return 0;
+}
+
+static int
+find(const struct seen *s, const char *nid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->nid[i], nid) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static struct sweeps *
+new_sweeps(uint64_t now_s)
+{
+	struct sweeps_conf c = {IVL, 5, 3, NULL, 0};
+	struct sweeps *s;
+
+	ck_assert_int_eq(sweeps_new(&c, now_s * S, &s), 0);
+	return s;
+}
+
+/* Two gatherers, different spans: the rate is the sum of each one's. */
+START_TEST(sum_and_rates)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 2000000, 0, 20000000, 0},
+	    {"10.1.0.2@o2ib", 0, 0, 20000000, 0}};
+	const struct rec b[] = {{"10.1.0.1@o2ib", 1000000, 500, 10000000, 0}};
+	int i;
+
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 2, 0), SWEEPS_ON_TIME);
+	ck_assert_int_eq(add(s, "oss2", T0, 1, b, 1, 0), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client, on_fs, &seen,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.sweep_id, T0);
+	ck_assert_uint_eq(rep.nclients, 2);
+	ck_assert_uint_eq(rep.nacks, 2);
+	i = find(&seen, "10.1.0.1@o2ib");
+	ck_assert_int_ge(i, 0);
+	ck_assert_uint_eq(seen.rb[i], 3000000);
+	ck_assert(fabs(seen.rrate[i] - (100000.0 + 100000.0)) < 1e-6);
+	ck_assert(fabs(seen.wrate[i] - 50.0) < 1e-9);
+	ck_assert(fabs(seen.fs_rrate - 200000.0) < 1e-6);
+	ck_assert_uint_eq(seen.nfs, 1);
+	ck_assert_uint_eq(sweeps_open_id(s), T0 + IVL);
+	sweeps_free(s);
+}
+END_TEST
+
+/* A counter's own span is used for that counter. */
+START_TEST(counter_spans)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"1@gni", 1000000, 1000, 20000000, 10000000}};
+
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client, NULL, &seen,
+	                     &rep),
+	    0);
+	ck_assert(fabs(seen.rrate[0] - 100000.0) < 1e-6);
+	ck_assert(fabs(seen.wrate[0] - 50.0) < 1e-9);
+	sweeps_free(s);
+}
+END_TEST
+
+/* Closed as soon as every expected gatherer reported; else at the
+ * deadline, naming the missing one. */
+START_TEST(roster_and_deadline)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
+
+	ck_assert(!sweeps_ready(s, (T0 + 1) * S)); /* nobody yet */
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert_int_eq(add(s, "oss2", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(sweeps_ready(s, (T0 + 1) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 1) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert(!rep.by_deadline);
+	ck_assert_uint_eq(rep.nmissing, 0);
+
+	/* Next sweep: only oss1 reports. */
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(!sweeps_ready(s, (T0 + IVL + 1) * S));
+	ck_assert_uint_eq(sweeps_deadline_ns(s), (T0 + IVL + 5) * S);
+	ck_assert(sweeps_ready(s, (T0 + IVL + 5) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert(rep.by_deadline);
+	ck_assert_uint_eq(rep.nmissing, 1);
+	ck_assert_str_eq(rep.missing[0], "oss2");
+	sweeps_free(s);
+}
+END_TEST
+
+/* A late batch goes into the oldest open sweep, with its own span; a
+ * gatherer gone for longer than the roster is no longer waited for. */
+START_TEST(late_batch_folded)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 2000000, 0, 20000000, 0}};
+	unsigned k;
+
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	/* oss1's batch for T0 + IVL comes after that sweep closed. */
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nmissing, 1);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, a, 1, 0), SWEEPS_LATE);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, on_client,
+	                     NULL, &seen, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nlate, 1);
+	ck_assert_uint_eq(rep.nacks, 1);
+	ck_assert_uint_eq(rep.acks[0].batch, 2);
+	/* Its own window's rate: no spike. */
+	ck_assert(fabs(seen.rrate[0] - 100000.0) < 1e-6);
+	/* Four silent sweeps: oss1 is no longer expected. */
+	for (k = 3; k < 7; k++)
+		(void)sweeps_close(s, (T0 + k * IVL + 5) * S, NULL, NULL, NULL,
+		    &rep);
+	ck_assert_uint_eq(rep.nmissing, 0);
+	sweeps_free(s);
+}
+END_TEST
+
+/* A batch ahead waits in its own sweep. */
+START_TEST(ahead)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
+
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 1, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(add(s, "oss2", T0 + 100 * IVL, 1, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nclients, 0);
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nclients, 1);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 1); /* oss2's, clamped 2 sweeps ahead */
+	sweeps_free(s);
+}
+END_TEST
+
+/* A resend on a new connection is not counted again, and is
+ * acknowledged there; at or below the ledger, a duplicate. */
+START_TEST(resend_and_duplicate)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 1000, 0, 20000000, 0}};
+	struct lh_err err;
+	struct wbuf w;
+
+	ck_assert_int_eq(add(s, "oss1", T0, 5, a, 1, 4), SWEEPS_ON_TIME);
+	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 5);
+	make(&w, 5, a, 1);
+	ck_assert_int_eq(sweeps_add(s, "oss1", T0, w.data, w.len, 4, 99, 3,
+	                     &err),
+	    SWEEPS_RESEND);
+	wbuf_free(&w);
+	ck_assert_int_eq(add(s, "oss1", T0, 4, a, 1, 4), SWEEPS_DUPLICATE);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client, NULL, &seen,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(seen.rb[0], 1000);
+	ck_assert_uint_eq(rep.nacks, 1);
+	ck_assert_uint_eq(rep.acks[0].peer, 99);
+	ck_assert_uint_eq(rep.acks[0].seq, 3);
+	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 0);
+	sweeps_free(s);
+}
+END_TEST
+
+START_TEST(malformed_refused)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct lh_err err;
+	const uint8_t junk[] = {1, 2, 3};
+
+	ck_assert_int_lt(sweeps_add(s, "oss1", T0, junk, sizeof(junk), 0, 1, 1,
+	                     &err),
+	    0);
+	ck_assert(err.reason[0] != '\0');
+	sweeps_free(s);
+}
+END_TEST
+
+START_TEST(configured_roster)
+{
+	char n1[] = "oss1", n9[] = "oss9";
+	char *names[] = {n1, n9};
+	struct sweeps_conf c = {IVL, 5, 3, names, 2};
+	struct sweeps *s;
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
+
+	ck_assert_int_eq(sweeps_new(&c, (T0 + 1) * S, &s), 0);
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(!sweeps_ready(s, (T0 + 2) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nmissing, 1);
+	ck_assert_str_eq(rep.missing[0], "oss9");
+	sweeps_free(s);
+	c.deadline_s = IVL;
+	ck_assert_int_eq(sweeps_new(&c, 0, &s), -EINVAL);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *su = suite_create("sweeps");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, sum_and_rates);
+	tcase_add_test(tc, counter_spans);
+	tcase_add_test(tc, roster_and_deadline);
+	tcase_add_test(tc, late_batch_folded);
+	tcase_add_test(tc, ahead);
+	tcase_add_test(tc, resend_and_duplicate);
+	tcase_add_test(tc, malformed_refused);
+	tcase_add_test(tc, configured_roster);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(su, tc);
+	return tu_run(su);
+}
