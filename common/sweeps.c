@@ -45,7 +45,8 @@ struct sw_sender {
 };
 
 struct sweeps {
-	unsigned interval, deadline, roster;
+	unsigned interval, roster;
+	uint64_t deadline_ns;
 	char (*expected)[MSG_NAME_MAX];
 	size_t nexpected;
 	struct sw_client *clients;
@@ -155,13 +156,14 @@ sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret)
 	uint64_t first;
 	size_t i;
 
-	if (c->interval_s == 0 || c->deadline_s >= c->interval_s)
+	if (c->interval_s == 0 ||
+	    (uint64_t)c->deadline_ms >= (uint64_t)c->interval_s * 1000u)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
 	s->interval = c->interval_s;
-	s->deadline = c->deadline_s;
+	s->deadline_ns = (uint64_t)c->deadline_ms * 1000000u;
 	s->roster = c->roster_sweeps != 0 ? c->roster_sweeps : ROSTER_DFLT;
 	if (c->nexpected > 0) {
 		s->expected = calloc(c->nexpected, sizeof(*s->expected));
@@ -405,7 +407,7 @@ sweeps_open_id(const struct sweeps *s)
 uint64_t
 sweeps_deadline_ns(const struct sweeps *s)
 {
-	return (s->ring[0].id + s->deadline) * NS_PER_S;
+	return s->ring[0].id * NS_PER_S + s->deadline_ns;
 }
 
 static bool

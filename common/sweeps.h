@@ -42,7 +42,7 @@ struct sweeps;
 
 struct sweeps_conf {
 	unsigned interval_s;
-	unsigned deadline_s;    /* after the boundary; < interval_s */
+	unsigned deadline_ms;   /* after the boundary; below the interval */
 	unsigned roster_sweeps; /* 0: 3 */
 	char *const *expected;  /* names always expected (may be NULL) */
 	size_t nexpected;

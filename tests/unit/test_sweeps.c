@@ -114,7 +114,7 @@ find(const struct seen *s, const char *nid)
 static struct sweeps *
 new_sweeps(uint64_t now_s)
 {
-	struct sweeps_conf c = {IVL, 5, 3, NULL, 0};
+	struct sweeps_conf c = {IVL, 5000, 3, NULL, 0};
 	struct sweeps *s;
 
 	ck_assert_int_eq(sweeps_new(&c, now_s * S, &s), 0);
@@ -317,7 +317,7 @@ START_TEST(configured_roster)
 {
 	char n1[] = "oss1", n9[] = "oss9";
 	char *names[] = {n1, n9};
-	struct sweeps_conf c = {IVL, 5, 3, names, 2};
+	struct sweeps_conf c = {IVL, 5000, 3, names, 2};
 	struct sweeps *s;
 	struct sweeps_report rep;
 	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
@@ -330,7 +330,7 @@ START_TEST(configured_roster)
 	ck_assert_uint_eq(rep.nmissing, 1);
 	ck_assert_str_eq(rep.missing[0], "oss9");
 	sweeps_free(s);
-	c.deadline_s = IVL;
+	c.deadline_ms = IVL * 1000;
 	ck_assert_int_eq(sweeps_new(&c, 0, &s), -EINVAL);
 }
 END_TEST
