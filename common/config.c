@@ -100,9 +100,11 @@ validate_filesystems(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
-/* "host", "host:port", "[v6addr]:port". */
+/* "host", "host:port", "[v6addr]:port"; port 0 (a port the kernel
+ * picks, for tests) only where port0_ok. */
 static int
-split_host_port(const char *s, char **ret_host, unsigned *ret_port)
+split_host_port_x(const char *s, bool port0_ok, char **ret_host,
+    unsigned *ret_port)
 {
 	const char *colon, *host = s, *hend;
 	unsigned long port = CONFIG_DEFAULT_PORT;
@@ -128,7 +130,7 @@ split_host_port(const char *s, char **ret_host, unsigned *ret_port)
 		errno = 0;
 		port = strtoul(colon + 1, &end, 10);
 		if (colon[1] == '\0' || *end != '\0' || errno != 0 ||
-		    port == 0 || port > 65535)
+		    (port == 0 && !port0_ok) || port > 65535)
 			return -EINVAL;
 	}
 	if (ret_host != NULL) {
@@ -139,6 +141,12 @@ split_host_port(const char *s, char **ret_host, unsigned *ret_port)
 	if (ret_port != NULL)
 		*ret_port = (unsigned)port;
 	return 0;
+}
+
+static int
+split_host_port(const char *s, char **ret_host, unsigned *ret_port)
+{
+	return split_host_port_x(s, false, ret_host, ret_port);
 }
 
 static int
@@ -185,6 +193,88 @@ validate_name(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
+validate_listen(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+
+	if (split_host_port_x(v, true, NULL, NULL) < 0) {
+		cfg_error(cfg, "listen: '%s' is not address or address:port",
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+validate_dns_servers(cfg_t *cfg, cfg_opt_t *opt)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg_opt_size(opt); i++) {
+		const char *v = cfg_opt_getnstr(opt, i);
+
+		if (split_host_port(v, NULL, NULL) < 0) {
+			cfg_error(cfg,
+			    "dns_servers: '%s' is not address or "
+			    "address:port",
+			    v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+validate_gatherers(cfg_t *cfg, cfg_opt_t *opt)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg_opt_size(opt); i++) {
+		const char *v = cfg_opt_getnstr(opt, i);
+
+		if (v[0] == '\0' || !name_ok(v)) {
+			cfg_error(cfg,
+			    "gatherers: '%s' is not 1-63 printable characters "
+			    "without blanks",
+			    v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Ganglia metric names: letters, digits, '_' (and '-', '.'). */
+static int
+validate_prefix(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+	size_t n = strlen(v);
+
+	if (n == 0 || n > 48 ||
+	    strspn(v,
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	        "0123456789_-.") != n) {
+		cfg_error(cfg,
+		    "metric_prefix: '%s' is not 1-48 of A-Z a-z 0-9 _ - .", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+validate_deadline(cfg_t *cfg, cfg_opt_t *opt)
+{
+	double v = cfg_opt_getnfloat(opt, cfg_opt_size(opt) - 1);
+
+	if (v < 0 || v > 3600) {
+		cfg_error(cfg, "deadline: %g is not between 0 and 3600 seconds",
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 validate_path(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
@@ -206,6 +296,26 @@ validate_range(cfg_t *cfg, cfg_opt_t *opt, long lo, long hi, const char *unit)
 	if (v < lo || v > hi) {
 		cfg_error(cfg, "%s: %ld is not between %ld and %ld%s",
 		    opt->name, v, lo, hi, unit);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+validate_seconds(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt, 0, 86400 * 7, " seconds");
+}
+
+/* A path, or "" for none. */
+static int
+validate_opt_path(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+
+	if (v[0] != '\0' && v[0] != '/') {
+		cfg_error(cfg, "%s: '%s' is not an absolute path", opt->name,
+		    v);
 		return -1;
 	}
 	return 0;
@@ -236,12 +346,99 @@ dup_or_null(const char *s)
 	return s != NULL ? strdup(s) : NULL;
 }
 
+/* A string list key into a fresh array. */
+static int
+fill_list(cfg_t *cfg, const char *key, char ***ret, size_t *ret_n)
+{
+	unsigned n = cfg_size(cfg, key), i;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (n == 0)
+		return 0;
+	*ret = calloc(n, sizeof(**ret));
+	if (*ret == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		(*ret)[i] = strdup(cfg_getnstr(cfg, key, i));
+		if ((*ret)[i] == NULL)
+			return -ENOMEM;
+		(*ret_n)++;
+	}
+	return 0;
+}
+
+static int
+fill_aggregator(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
+{
+	double deadline = cfg_getfloat(cfg, "deadline");
+	const char *hosts = cfg_getstr(cfg, "hosts_file");
+	unsigned n, i;
+
+	if (split_host_port_x(cfg_getstr(cfg, "listen"), true, &c->listen_host,
+	        &c->listen_port) < 0 ||
+	    (c->gmond_conf = dup_or_null(cfg_getstr(cfg, "gmond_conf"))) ==
+	        NULL ||
+	    (c->totals_host = dup_or_null(cfg_getstr(cfg, "totals_host"))) ==
+	        NULL ||
+	    (hosts[0] != '\0' && (c->hosts_file = strdup(hosts)) == NULL) ||
+	    fill_list(cfg, "dns_servers", &c->dns_servers, &c->ndns_servers) <
+	        0 ||
+	    fill_list(cfg, "rewrite", &c->rewrites, &c->nrewrites) < 0 ||
+	    fill_list(cfg, "gatherers", &c->gatherers, &c->ngatherers) < 0)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	c->dns = cfg_getbool(cfg, "dns") != cfg_false;
+	c->extra_metrics = cfg_getbool(cfg, "extra_metrics") != cfg_false;
+	c->metadata_interval = (unsigned)cfg_getint(cfg, "metadata_interval");
+	/* Defaults that follow the interval: a sweep closes a quarter of an
+	 * interval after its boundary at the latest; gmond calls a metric
+	 * stale after tmax and deletes it after dmax. */
+	if (deadline == 0)
+		c->deadline_ms = c->interval * 250;
+	else if (deadline * 1000 >= (double)c->interval * 1000)
+		return lh_err_set(err, 0, -EINVAL,
+		    "%s: deadline: %g s is not below the interval (%u s)",
+		    c->path, deadline, c->interval);
+	else
+		c->deadline_ms = (unsigned)(deadline * 1000 + 0.5);
+	c->tmax = (unsigned)cfg_getint(cfg, "tmax");
+	if (c->tmax == 0)
+		c->tmax = c->interval * 3 > 60 ? c->interval * 3 : 60;
+	c->dmax = (unsigned)cfg_getint(cfg, "dmax");
+	if (c->dmax == 0)
+		c->dmax = c->interval * 10 > 600 ? c->interval * 10 : 600;
+	n = cfg_size(cfg, "filesystem");
+	if (n == 0)
+		return 0;
+	c->prefixes = calloc(n, sizeof(*c->prefixes));
+	if (c->prefixes == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		cfg_t *sec = cfg_getnsec(cfg, "filesystem", i);
+		const char *fs = cfg_title(sec);
+		const char *prefix = cfg_getstr(sec, "metric_prefix");
+
+		if (fs == NULL || !fsname_ok(fs))
+			return lh_err_set(err, 0, -EINVAL,
+			    "%s: filesystem '%s': not a Lustre fsname (1-8 of "
+			    "A-Z a-z 0-9 _ -)",
+			    c->path, fs != NULL ? fs : "");
+		c->prefixes[i].fs = strdup(fs);
+		c->prefixes[i].prefix = strdup(prefix[0] != '\0' ? prefix : fs);
+		c->nprefixes++;
+		if (c->prefixes[i].fs == NULL || c->prefixes[i].prefix == NULL)
+			return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 static int
 config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 {
 	const char *role = cfg_getstr(cfg, "role");
 	const char *server = cfg_getstr(cfg, "server");
 	unsigned n;
+	int rc;
 
 	if (strcmp(role, "aggregator") == 0)
 		c->role = LH_ROLE_AGGREGATOR;
@@ -297,6 +494,9 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 			c->nfilesystems++;
 		}
 	}
+	rc = fill_aggregator(c, cfg, err);
+	if (rc < 0)
+		return rc;
 	return 0;
 }
 
@@ -305,6 +505,10 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 {
 	/* libconfuse takes a list's default as char *: give it one. */
 	char no_filesystems[] = "{}";
+	cfg_opt_t fs_opts[] = {
+	    CFG_STR("metric_prefix", "", CFGF_NONE),
+	    CFG_END(),
+	};
 	cfg_opt_t opts[] = {
 	    CFG_STR("role", "gatherer", CFGF_NONE),
 	    CFG_INT("interval", CONFIG_DEFAULT_INTERVAL, CFGF_NONE),
@@ -318,6 +522,20 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_INT("handshake_timeout", CONFIG_DEFAULT_HANDSHAKE, CFGF_NONE),
 	    CFG_INT("read_timeout", 0, CFGF_NONE),
 	    CFG_INT("max_connections", CONFIG_DEFAULT_MAX_CONN, CFGF_NONE),
+	    CFG_STR("listen", CONFIG_DEFAULT_LISTEN, CFGF_NONE),
+	    CFG_STR("gmond_conf", CONFIG_DEFAULT_GMOND_CONF, CFGF_NONE),
+	    CFG_STR("hosts_file", "", CFGF_NONE),
+	    CFG_BOOL("dns", cfg_true, CFGF_NONE),
+	    CFG_STR_LIST("dns_servers", no_filesystems, CFGF_NONE),
+	    CFG_STR_LIST("rewrite", no_filesystems, CFGF_NONE),
+	    CFG_STR_LIST("gatherers", no_filesystems, CFGF_NONE),
+	    CFG_FLOAT("deadline", 0, CFGF_NONE),
+	    CFG_INT("tmax", 0, CFGF_NONE),
+	    CFG_INT("dmax", 0, CFGF_NONE),
+	    CFG_INT("metadata_interval", CONFIG_DEFAULT_META_IVL, CFGF_NONE),
+	    CFG_BOOL("extra_metrics", cfg_false, CFGF_NONE),
+	    CFG_STR("totals_host", CONFIG_DEFAULT_TOTALS_HOST, CFGF_NONE),
+	    CFG_SEC("filesystem", fs_opts, CFGF_MULTI | CFGF_TITLE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -345,6 +563,18 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "read_timeout", validate_timeout);
 	(void)cfg_set_validate_func(cfg, "max_connections",
 	    validate_max_connections);
+	(void)cfg_set_validate_func(cfg, "listen", validate_listen);
+	(void)cfg_set_validate_func(cfg, "gmond_conf", validate_path);
+	(void)cfg_set_validate_func(cfg, "hosts_file", validate_opt_path);
+	(void)cfg_set_validate_func(cfg, "dns_servers", validate_dns_servers);
+	(void)cfg_set_validate_func(cfg, "gatherers", validate_gatherers);
+	(void)cfg_set_validate_func(cfg, "deadline", validate_deadline);
+	(void)cfg_set_validate_func(cfg, "tmax", validate_seconds);
+	(void)cfg_set_validate_func(cfg, "dmax", validate_seconds);
+	(void)cfg_set_validate_func(cfg, "metadata_interval", validate_seconds);
+	(void)cfg_set_validate_func(cfg, "totals_host", validate_name);
+	(void)cfg_set_validate_func(cfg, "filesystem|metric_prefix",
+	    validate_prefix);
 
 	parse_err = err;
 	errno = 0;
@@ -388,6 +618,16 @@ out:
 	return rc;
 }
 
+static void
+free_list(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void
 config_free(struct lh_config *c)
 {
@@ -398,6 +638,18 @@ config_free(struct lh_config *c)
 	for (i = 0; i < c->nfilesystems; i++)
 		free(c->filesystems[i]);
 	free(c->filesystems);
+	free_list(c->dns_servers, c->ndns_servers);
+	free_list(c->rewrites, c->nrewrites);
+	free_list(c->gatherers, c->ngatherers);
+	for (i = 0; i < c->nprefixes; i++) {
+		free(c->prefixes[i].fs);
+		free(c->prefixes[i].prefix);
+	}
+	free(c->prefixes);
+	free(c->listen_host);
+	free(c->gmond_conf);
+	free(c->hosts_file);
+	free(c->totals_host);
 	free(c->path);
 	free(c->lustre_root);
 	free(c->server_host);
@@ -443,4 +695,16 @@ config_role_name(enum lh_role role)
 		return "relay";
 	}
 	return "?";
+}
+
+const char *
+config_metric_prefix(const struct lh_config *cfg, const char *fs)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nprefixes; i++) {
+		if (strcmp(cfg->prefixes[i].fs, fs) == 0)
+			return cfg->prefixes[i].prefix;
+	}
+	return fs;
 }

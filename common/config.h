@@ -27,6 +27,16 @@ enum lh_role {
 #define CONFIG_DEFAULT_MAX_FRAME   (16L << 20)
 #define CONFIG_DEFAULT_HANDSHAKE   10
 #define CONFIG_DEFAULT_MAX_CONN    1024
+#define CONFIG_DEFAULT_LISTEN      "0.0.0.0:8022"
+#define CONFIG_DEFAULT_GMOND_CONF  "/etc/ganglia/gmond.conf"
+#define CONFIG_DEFAULT_META_IVL    60
+#define CONFIG_DEFAULT_TOTALS_HOST "lustre-totals"
+
+/* A filesystem's name in metric names (filesystem sections). */
+struct lh_fs_prefix {
+	char *fs;
+	char *prefix;
+};
 
 struct lh_config {
 	char *path; /* the file it came from */
@@ -45,6 +55,25 @@ struct lh_config {
 	unsigned handshake_timeout; /* seconds */
 	unsigned read_timeout;      /* seconds; 0 = max(120, 3 x interval) */
 	unsigned max_connections;
+	/* Aggregator. */
+	char *listen_host; /* "0.0.0.0" */
+	unsigned listen_port;
+	char *gmond_conf;
+	char *hosts_file; /* NULL: none */
+	bool dns;
+	char **dns_servers; /* empty: the system resolver */
+	size_t ndns_servers;
+	char **rewrites; /* "s/-ib$//" rules, in order */
+	size_t nrewrites;
+	char **gatherers; /* always expected each sweep */
+	size_t ngatherers;
+	unsigned deadline_ms; /* after the boundary */
+	unsigned tmax, dmax;  /* seconds, gmond's */
+	unsigned metadata_interval; /* seconds */
+	bool extra_metrics;
+	char *totals_host;
+	struct lh_fs_prefix *prefixes;
+	size_t nprefixes;
 };
 
 /*
@@ -63,5 +92,9 @@ unsigned config_read_timeout(const struct lh_config *cfg);
 bool config_wants_fs(const struct lh_config *cfg, const char *fs);
 
 const char *config_role_name(enum lh_role role);
+
+/* The metric name prefix of filesystem fs: its filesystem section's
+ * metric_prefix, else fs itself. */
+const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
 
 #endif

@@ -85,6 +85,51 @@ START_TEST(values)
 }
 END_TEST
 
+START_TEST(aggregator_values)
+{
+	struct lh_config *c = NULL;
+	const char *p = write_conf(
+	    "role = \"aggregator\"\ninterval = 2\ndeadline = 0.5\n"
+	    "listen = \"127.0.0.1:0\"\nhosts_file = \"/etc/lh-hosts\"\n"
+	    "rewrite = {\"s/-ib$//\"}\ndns = no\n"
+	    "dns_servers = {\"127.0.0.1:5353\"}\n"
+	    "gatherers = {\"oss1\", \"mds1\"}\n"
+	    "filesystem \"scratch\" { metric_prefix = \"vu_short\" }\n"
+	    "filesystem \"home\" { }\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_int_eq(c->role, LH_ROLE_AGGREGATOR);
+	ck_assert_uint_eq(c->deadline_ms, 500);
+	ck_assert_str_eq(c->listen_host, "127.0.0.1");
+	ck_assert_uint_eq(c->listen_port, 0);
+	ck_assert_str_eq(c->hosts_file, "/etc/lh-hosts");
+	ck_assert_uint_eq(c->nrewrites, 1);
+	ck_assert(!c->dns);
+	ck_assert_uint_eq(c->ndns_servers, 1);
+	ck_assert_uint_eq(c->ngatherers, 2);
+	ck_assert_str_eq(config_metric_prefix(c, "scratch"), "vu_short");
+	ck_assert_str_eq(config_metric_prefix(c, "home"), "home");
+	ck_assert_str_eq(config_metric_prefix(c, "other"), "other");
+	ck_assert_uint_eq(c->tmax, 60);
+	ck_assert_uint_eq(c->dmax, 600);
+	config_free(c);
+	(void)unlink(p);
+
+	/* Defaults follow the interval. */
+	p = write_conf("role = \"aggregator\"\ninterval = 60\n");
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_uint_eq(c->deadline_ms, 15000);
+	ck_assert_uint_eq(c->tmax, 180);
+	ck_assert_uint_eq(c->dmax, 600);
+	ck_assert_str_eq(c->listen_host, "0.0.0.0");
+	ck_assert_uint_eq(c->listen_port, 8022);
+	ck_assert_ptr_null(c->hosts_file);
+	ck_assert(c->dns);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	const char *reason; /* after "<file>:" */
@@ -100,6 +145,17 @@ static const struct {
     {"lustre_root = \"relative\"\n",
         "1: lustre_root: 'relative' is not an absolute path"},
     {"bogus = 1\n", "1: no such option 'bogus'"},
+    {"interval = 2\ndeadline = 2\n",
+        " deadline: 2 s is not below the interval (2 s)"},
+    {"filesystem \"s\" { metric_prefix = \"a b\" }\n",
+        "1: metric_prefix: 'a b' is not 1-48 of A-Z a-z 0-9 _ - ."},
+    {"filesystem \"much-too-long\" { }\n",
+        " filesystem 'much-too-long': not a Lustre fsname (1-8 of A-Z a-z "
+        "0-9 _ -)"},
+    {"gatherers = {\"a b\"}\n",
+        "1: gatherers: 'a b' is not 1-63 printable characters without "
+        "blanks"},
+    {"hosts_file = \"rel\"\n", "1: hosts_file: 'rel' is not an absolute path"},
     {"name = \"oss 1\"\n",
         "1: name: 'oss 1' is not 1-63 printable characters without blanks"},
     {"interval = \"x\"\n", "1: invalid integer value for option 'interval'"},
@@ -141,6 +197,7 @@ main(void)
 	tcase_add_test(tc, shipped_gatherer);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, values);
+	tcase_add_test(tc, aggregator_values);
 	tcase_add_loop_test(tc, bad_configs, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
