@@ -304,7 +304,7 @@ validate_range(cfg_t *cfg, cfg_opt_t *opt, long lo, long hi, const char *unit)
 static int
 validate_seconds(cfg_t *cfg, cfg_opt_t *opt)
 {
-	return validate_range(cfg, opt, 0, 86400 * 7, " seconds");
+	return validate_range(cfg, opt, 0, 86400L * 7, " seconds");
 }
 
 /* A path, or "" for none. */

@@ -324,22 +324,13 @@ gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 		t->clients[e->client].peer = true;
 }
 
-static const uint64_t *
-counter_at(const struct iocount *c, unsigned i)
-{
-	const uint64_t *v[GT_NCOUNTERS] = {&c->read_bytes, &c->write_bytes,
-	    &c->read_ops, &c->write_ops, &c->oss_ops, &c->mds_ops};
-
-	return v[i];
-}
-
 void
 gtable_observe(struct gtable *t, struct gt_export *e,
     const struct delta_sample *cur)
 {
 	struct gt_client *c = &t->clients[e->client];
 	struct iocount d;
-	uint64_t span_ns, span_us, start;
+	uint64_t span_ns, span_us, start, dv[IOCOUNT_N];
 	bool base = t->baseline || e->base;
 	unsigned i;
 
@@ -358,8 +349,9 @@ gtable_observe(struct gtable *t, struct gt_export *e,
 	if (span_us == 0)
 		span_us = 1;
 	iocount_add(&c->d, &d);
+	iocount_to_array(&d, dv);
 	for (i = 0; i < GT_NCOUNTERS; i++)
-		c->q[i] += (double)*counter_at(&d, i) / (double)span_us;
+		c->q[i] += (double)dv[i] / (double)span_us;
 	if (span_us < c->smin)
 		c->smin = span_us;
 	if (span_us > c->smax)
@@ -480,7 +472,7 @@ static void
 record_spans(const struct gtable *t, const struct gt_client *c,
     struct gt_record *r)
 {
-	uint64_t gap_us = (t->gap_ns + 500) / 1000;
+	uint64_t gap_us = (t->gap_ns + 500) / 1000, dv[IOCOUNT_N];
 	unsigned i, best = GT_NCOUNTERS;
 
 	memset(r->cspan_us, 0, sizeof(r->cspan_us));
@@ -492,15 +484,15 @@ record_spans(const struct gtable *t, const struct gt_client *c,
 		r->span_us = c->smin;
 		return;
 	}
+	iocount_to_array(&c->d, dv);
 	for (i = 0; i < GT_NCOUNTERS; i++) {
-		uint64_t v = *counter_at(&c->d, i);
+		uint64_t v = dv[i];
 
 		if (v == 0)
 			continue;
 		r->cspan_us[i] = span_of(v, c->q[i]);
-		if (best == GT_NCOUNTERS ||
-		    (i < 2 && v > *counter_at(&c->d, best)) ||
-		    (best >= 2 && v > *counter_at(&c->d, best)))
+		if (best == GT_NCOUNTERS || (i < 2 && v > dv[best]) ||
+		    (best >= 2 && v > dv[best]))
 			best = i;
 	}
 	r->span_us = best < GT_NCOUNTERS ? r->cspan_us[best] : c->smax;

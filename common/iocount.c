@@ -76,3 +76,25 @@ iocount_add(struct iocount *acc, const struct iocount *v)
 	acc->oss_ops += v->oss_ops;
 	acc->mds_ops += v->mds_ops;
 }
+
+void
+iocount_to_array(const struct iocount *c, uint64_t v[IOCOUNT_N])
+{
+	v[0] = c->read_bytes;
+	v[1] = c->write_bytes;
+	v[2] = c->read_ops;
+	v[3] = c->write_ops;
+	v[4] = c->oss_ops;
+	v[5] = c->mds_ops;
+}
+
+void
+iocount_from_array(struct iocount *c, const uint64_t v[IOCOUNT_N])
+{
+	c->read_bytes = v[0];
+	c->write_bytes = v[1];
+	c->read_ops = v[2];
+	c->write_ops = v[3];
+	c->oss_ops = v[4];
+	c->mds_ops = v[5];
+}

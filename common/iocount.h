@@ -43,6 +43,12 @@ struct iocount {
 void iocount_from_stats(struct iocount *ret, const struct lstats *st,
     enum lh_target_kind kind);
 
+#define IOCOUNT_N 6 /* the fields below, in this order everywhere */
+
+/* The fields as an array (read_bytes first), and back. */
+void iocount_to_array(const struct iocount *c, uint64_t v[IOCOUNT_N]);
+void iocount_from_array(struct iocount *c, const uint64_t v[IOCOUNT_N]);
+
 /* acc += v, each field wrapping modulo 2^64 like the counters do. */
 void iocount_add(struct iocount *acc, const struct iocount *v);
 

@@ -244,17 +244,6 @@ same_group(const struct sort_rec *x, const struct sort_rec *y)
 	    strcmp(x->nid.net, y->nid.net) == 0;
 }
 
-static void
-iocount_to_array(const struct iocount *d, uint64_t v[MSG_NCOUNTERS])
-{
-	v[0] = d->read_bytes;
-	v[1] = d->write_bytes;
-	v[2] = d->read_ops;
-	v[3] = d->write_ops;
-	v[4] = d->oss_ops;
-	v[5] = d->mds_ops;
-}
-
 /* The span of counter i as the encoder sends it: 0 means the record's. */
 static uint64_t
 counter_span(const struct msg_rec *r, unsigned i)

@@ -130,23 +130,21 @@ sender_match(const void *ctx, uint32_t idx, const void *key)
 	return strcmp(s->senders[idx].name, key) == 0;
 }
 
-/* Grow *p (of *cap elements of size sz) to hold n + 1. */
-static int
+/* p (of *cap elements of size sz) grown to hold n + 1: the new array,
+ * or NULL (p unchanged) when out of memory. */
+static void *
 grow(void *p, size_t *cap, size_t n, size_t sz)
 {
-	void **pp = p;
 	size_t c;
 	void *v;
 
-	if (n < *cap)
-		return 0;
+	if (n < *cap && p != NULL)
+		return p;
 	c = *cap == 0 ? 64 : *cap * 2;
-	v = realloc(*pp, c * sz);
-	if (v == NULL)
-		return -ENOMEM;
-	*pp = v;
-	*cap = c;
-	return 0;
+	v = realloc(p, c * sz);
+	if (v != NULL)
+		*cap = c;
+	return v;
 }
 
 int
@@ -226,13 +224,16 @@ sender_find(const struct sweeps *s, const char *name)
 static struct sw_sender *
 sender_get(struct sweeps *s, const char *name)
 {
-	struct sw_sender *p = sender_find(s, name);
+	struct sw_sender *p = sender_find(s, name), *v;
 
 	if (p != NULL)
 		return p;
-	if (strlen(name) >= MSG_NAME_MAX ||
-	    grow(&s->senders, &s->scap, s->nsenders, sizeof(*s->senders)) < 0)
+	if (strlen(name) >= MSG_NAME_MAX)
 		return NULL;
+	v = grow(s->senders, &s->scap, s->nsenders, sizeof(*s->senders));
+	if (v == NULL)
+		return NULL;
+	s->senders = v;
 	p = &s->senders[s->nsenders];
 	memset(p, 0, sizeof(*p));
 	memcpy(p->name, name, strlen(name) + 1);
@@ -264,9 +265,12 @@ client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
 		*ret = i;
 		return 0;
 	}
-	if (s->nclients >= HINDEX_NONE - 1 ||
-	    grow(&s->clients, &s->ccap, s->nclients, sizeof(*s->clients)) < 0)
+	if (s->nclients >= HINDEX_NONE - 1)
 		return -ENOMEM;
+	c = grow(s->clients, &s->ccap, s->nclients, sizeof(*s->clients));
+	if (c == NULL)
+		return -ENOMEM;
+	s->clients = c;
 	c = &s->clients[s->nclients];
 	(void)snprintf(c->fs, sizeof(c->fs), "%s", fs);
 	(void)snprintf(c->nid, sizeof(c->nid), "%s", nid);
@@ -286,8 +290,10 @@ acc_get(struct sw_sweep *w, uint32_t client)
 	i = hindex_find(&w->index, id_hash(client), acc_match, w, &client);
 	if (i != HINDEX_NONE)
 		return &w->acc[i];
-	if (grow(&w->acc, &w->cap, w->n, sizeof(*w->acc)) < 0)
+	a = grow(w->acc, &w->cap, w->n, sizeof(*w->acc));
+	if (a == NULL)
 		return NULL;
+	w->acc = a;
 	a = &w->acc[w->n];
 	memset(a, 0, sizeof(*a));
 	a->client = client;
@@ -307,7 +313,7 @@ static int
 add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 {
 	struct add_ctx *c = arg;
-	const uint64_t *v = &r->d.read_bytes;
+	uint64_t v[IOCOUNT_N];
 	struct sw_acc *a;
 	uint32_t id;
 	unsigned i;
@@ -316,6 +322,7 @@ add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	    (a = acc_get(c->w, id)) == NULL)
 		return -ENOMEM;
 	a->nsenders++;
+	iocount_to_array(&r->d, v);
 	for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
 		uint64_t span = r->cspan_us[i];
 
@@ -342,7 +349,7 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	struct add_ctx ctx;
 	struct sweeps_ack *ack;
 	uint64_t target;
-	size_t k, i;
+	size_t k;
 	int verdict, rc;
 
 	rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err);
@@ -356,6 +363,8 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	if (p->pending_batch != 0 && h.batch <= p->pending_batch) {
 		/* Sent again on a new connection: acknowledge that one. */
 		for (k = 0; k < NRING; k++) {
+			size_t i;
+
 			w = &s->ring[k];
 			for (i = 0; i < w->nacks; i++) {
 				if (strcmp(w->acks[i].sender, sender) == 0) {
@@ -377,8 +386,10 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 		verdict = k == 0 ? SWEEPS_ON_TIME : SWEEPS_AHEAD_OF_US;
 	}
 	w = &s->ring[k];
-	if (grow(&w->acks, &w->acap, w->nacks, sizeof(*w->acks)) < 0)
+	ack = grow(w->acks, &w->acap, w->nacks, sizeof(*w->acks));
+	if (ack == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	w->acks = ack;
 	ctx.s = s;
 	ctx.w = w;
 	rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
@@ -466,8 +477,12 @@ add_missing(struct sweeps *s, size_t *n, const char *name)
 		if (strcmp(s->missing[i], name) == 0)
 			return 0;
 	}
-	if (grow(&s->missing, &s->mcap, *n, sizeof(*s->missing)) < 0)
+	char(*v)[MSG_NAME_MAX];
+
+	v = grow(s->missing, &s->mcap, *n, sizeof(*s->missing));
+	if (v == NULL)
 		return -ENOMEM;
+	s->missing = v;
 	(void)snprintf(s->missing[*n], MSG_NAME_MAX, "%s", name);
 	(*n)++;
 	return 0;
@@ -492,14 +507,12 @@ emit(struct sweeps *s, const struct sw_sweep *w, sweeps_client_fn client_fn,
 		const struct sw_acc *a = &w->acc[i];
 		const struct sw_client *cl = &s->clients[a->client];
 		struct sweeps_client out;
-		uint64_t *dv = &out.d.read_bytes;
 
 		out.fs = cl->fs;
 		out.nid = cl->nid;
-		for (c = 0; c < SWEEPS_NCOUNTERS; c++) {
-			dv[c] = a->d[c];
+		iocount_from_array(&out.d, a->d);
+		for (c = 0; c < SWEEPS_NCOUNTERS; c++)
 			out.rate[c] = a->r[c];
-		}
 		out.nsenders = a->nsenders;
 		if (client_fn != NULL && rc == 0)
 			rc = client_fn(arg, &out);
