@@ -67,8 +67,8 @@ struct lh_config {
 	size_t nrewrites;
 	char **gatherers; /* always expected each sweep */
 	size_t ngatherers;
-	unsigned deadline_ms; /* after the boundary */
-	unsigned tmax, dmax;  /* seconds, gmond's */
+	unsigned deadline_ms;       /* after the boundary */
+	unsigned tmax, dmax;        /* seconds, gmond's */
 	unsigned metadata_interval; /* seconds */
 	bool extra_metrics;
 	char *totals_host;
