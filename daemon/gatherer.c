@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The gatherer role: sweeps, delivery, state (see gatherer.h). */
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -30,6 +29,7 @@
 #include "msg.h"
 #include "outbox.h"
 #include "sender.h"
+#include "statedir.h"
 #include "statsparse.h"
 
 /* Export stats files are 0.2-2.5 KB; a file larger than this is not one. */
@@ -392,37 +392,19 @@ acked(void *arg, uint64_t batch, bool duplicate)
 	    duplicate ? " (the aggregator had it already)" : "");
 }
 
-/* Hold state_dir for this process: two gatherers sharing one would
- * corrupt each other's state. */
+/* Hold state_dir for this process, and know where the state file is. */
 static int
 lock_state_dir(struct gatherer *g)
 {
 	const char *dir = g->cfg->state_dir;
-	char path[PATH_MAX];
 
-	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-		log_warn("state_dir %s", dir);
-		return -1;
-	}
-	if (snprintf(path, sizeof(path), "%s/%s", dir, LOCK_FILE) >=
-	        (int)sizeof(path) ||
-	    snprintf(g->state_path, sizeof(g->state_path), "%s/%s", dir,
+	if (snprintf(g->state_path, sizeof(g->state_path), "%s/%s", dir,
 	        STATE_FILE) >= (int)sizeof(g->state_path)) {
 		log_warnx("state_dir %s: path too long", dir);
 		return -1;
 	}
-	g->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (g->lock_fd < 0) {
-		log_warn("%s", path);
-		return -1;
-	}
-	if (flock(g->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		log_warnx("%s: another lharvestd uses this state_dir (give "
-		          "each instance its own)",
-		    path);
-		return -1;
-	}
-	return 0;
+	g->lock_fd = statedir_lock(dir, LOCK_FILE);
+	return g->lock_fd < 0 ? -1 : 0;
 }
 
 /* No state to resume from: number batches from the wall clock in
