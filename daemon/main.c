@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregator.h"
 #include "config.h"
 #include "err.h"
 #include "gatherer.h"
@@ -125,14 +126,21 @@ main(int argc, char **argv)
 		config_free(cfg);
 		return status;
 	}
-	if (cfg->role != LH_ROLE_GATHERER) {
+	switch (cfg->role) {
+	case LH_ROLE_GATHERER:
+		status = gatherer_run(cfg, detach);
+		break;
+	case LH_ROLE_AGGREGATOR:
+		status = aggregator_run(cfg, detach);
+		break;
+	default:
 		(void)fprintf(stderr,
-		    "%s: role %s: this build runs the gatherer role only\n",
+		    "%s: role %s: not in this release (gatherer and "
+		    "aggregator are)\n",
 		    cfg->path, config_role_name(cfg->role));
-		config_free(cfg);
-		return 1;
+		status = 1;
+		break;
 	}
-	status = gatherer_run(cfg, detach);
 	config_free(cfg);
 	return status;
 }

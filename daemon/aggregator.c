@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The aggregator role (see aggregator.h). */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "aggregator.h"
+#include "clock.h"
+#include "config.h"
+#include "err.h"
+#include "frame.h"
+#include "hindex.h"
+#include "hostmap.h"
+#include "keyfile.h"
+#include "ledger.h"
+#include "log.h"
+#include "msg.h"
+#include "nid.h"
+#include "receiver.h"
+#include "resolver.h"
+#include "session.h"
+#include "sink.h"
+#include "statedir.h"
+#include "sweeps.h"
+
+#define LOCK_FILE       "aggregator.lock"
+#define LEDGER_DIR      "ledger"
+#define HOST_MAX        (HOSTMAP_NAME_MAX + 1)
+#define IP_MAX          64
+#define MISSING_LOG_NS  (600 * CLOCK_NS_PER_S) /* a missing gatherer */
+#define UNMAPPED_LOG_NS (600 * CLOCK_NS_PER_S) /* unmapped clients */
+
+/* One host's rates in one filesystem, in the sweep being closed: the
+ * NIDs of a multi-rail client that map to one host are summed here. */
+struct host_acc {
+	char host[HOST_MAX];
+	char ip[IP_MAX]; /* "" until an IPv4 NID names one */
+	uint32_t ipnum;  /* that address, the smallest of its NIDs */
+	char fs[MSG_FS_MAX];
+	double rate[SWEEPS_NCOUNTERS];
+};
+
+/* A gatherer that missed sweeps: named once, then every ten minutes. */
+struct missing {
+	char name[MSG_NAME_MAX];
+	uint64_t since;  /* the first sweep it missed */
+	uint64_t logged; /* realtime ns of the last line */
+	uint64_t seen;   /* the last close that found it missing */
+};
+
+struct aggregator {
+	const struct lh_config *cfg;
+	struct event_base *base;
+	struct event *close_timer, *flush_timer;
+	struct event *sig_term, *sig_int, *sig_hup;
+	struct keyring ring;
+	struct receiver *rcv;
+	struct ledger *ledger;
+	struct sweeps *sweeps;
+	struct hostmap *hosts;
+	struct resolver *dns;
+	struct gsink *sink;
+	int lock_fd;
+	/* The sweep being closed. */
+	struct host_acc *hacc;
+	size_t nh, hcap;
+	struct hindex hindex;
+	struct sweeps_fs_total totals[MSG_SWEEP_FS_MAX];
+	size_t ntotals;
+	size_t unmapped, awaiting_dns;
+	char first_unmapped[NID_STR_MAX];
+	uint64_t unmapped_logged;
+	struct missing *missing;
+	size_t nmissing, mcap;
+};
+
+struct host_key {
+	const char *host;
+	const char *fs;
+};
+
+static uint64_t
+host_key_hash(const char *host, const char *fs)
+{
+	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, host), fs);
+}
+
+static uint64_t
+host_hash(const void *ctx, uint32_t idx)
+{
+	const struct aggregator *a = ctx;
+
+	return host_key_hash(a->hacc[idx].host, a->hacc[idx].fs);
+}
+
+static bool
+host_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct aggregator *a = ctx;
+	const struct host_key *k = key;
+
+	return strcmp(a->hacc[idx].host, k->host) == 0 &&
+	    strcmp(a->hacc[idx].fs, k->fs) == 0;
+}
+
+static struct host_acc *
+host_get(struct aggregator *a, const char *host, const char *fs)
+{
+	struct host_key k = {host, fs};
+	uint64_t h = host_key_hash(host, fs);
+	struct host_acc *e;
+	uint32_t i;
+
+	i = hindex_find(&a->hindex, h, host_match, a, &k);
+	if (i != HINDEX_NONE)
+		return &a->hacc[i];
+	if (a->nh == a->hcap) {
+		size_t cap = a->hcap == 0 ? 256 : a->hcap * 2;
+
+		e = realloc(a->hacc, cap * sizeof(*e));
+		if (e == NULL)
+			return NULL;
+		a->hacc = e;
+		a->hcap = cap;
+	}
+	e = &a->hacc[a->nh];
+	memset(e, 0, sizeof(*e));
+	(void)snprintf(e->host, sizeof(e->host), "%s", host);
+	(void)snprintf(e->fs, sizeof(e->fs), "%s", fs);
+	if (hindex_add(&a->hindex, h, (uint32_t)a->nh, host_hash, a) < 0)
+		return NULL;
+	a->nh++;
+	return e;
+}
+
+/*
+ * The Ganglia host of a client NID (parts: the NID split): the hosts map
+ * first (any NID kind), then reverse DNS of an IP address.  Returns 0,
+ * -EAGAIN (a DNS answer is on its way) or -ENOENT.
+ */
+static int
+map_nid(struct aggregator *a, const char *nid, const struct nid_parts *p,
+    char *host)
+{
+	char name[RESOLVER_NAME_MAX + 1];
+	bool v6 = p->kind == NID_KIND_STRING && strchr(p->addr, ':') != NULL;
+	int rc;
+
+	if (hostmap_lookup(a->hosts, nid, host, HOST_MAX) == 0)
+		return 0;
+	if (p->kind != NID_KIND_IPV4 && !v6)
+		return -ENOENT;
+	rc = resolver_lookup(a->dns, p->addr, name, sizeof(name),
+	    clock_monotonic_ns());
+	if (rc < 0)
+		return rc == -EAGAIN ? rc : -ENOENT;
+	return hostmap_rewrite(a->hosts, name, host, HOST_MAX) == 0 ? 0 :
+	                                                              -ENOENT;
+}
+
+static int
+on_client(void *arg, const struct sweeps_client *c)
+{
+	struct aggregator *a = arg;
+	struct nid_parts parts;
+	char host[HOST_MAX];
+	struct host_acc *e;
+	unsigned i;
+	int rc;
+
+	rc = nid_split(c->nid, &parts) < 0 ? -ENOENT :
+	                                     map_nid(a, c->nid, &parts, host);
+	if (rc == -EAGAIN) {
+		a->awaiting_dns++;
+		return 0;
+	}
+	if (rc < 0) {
+		if (a->unmapped++ == 0)
+			(void)snprintf(a->first_unmapped,
+			    sizeof(a->first_unmapped), "%s", c->nid);
+		return 0;
+	}
+	e = host_get(a, host, c->fs);
+	if (e == NULL)
+		return -ENOMEM;
+	/* gmond keys a spoofed host by the address in front of its name: it
+	 * must be the same every sweep, and differ between hosts.  So: the
+	 * smallest IPv4 address of the host's NIDs, else the host name
+	 * itself (gmond cuts "ip:host" at the first ':', which rules out
+	 * IPv6 addresses there). */
+	if (parts.kind == NID_KIND_IPV4 && strlen(parts.addr) < IP_MAX &&
+	    (e->ip[0] == '\0' || parts.num < e->ipnum)) {
+		memcpy(e->ip, parts.addr, strlen(parts.addr) + 1);
+		e->ipnum = parts.num;
+	}
+	for (i = 0; i < SWEEPS_NCOUNTERS; i++)
+		e->rate[i] += c->rate[i];
+	return 0;
+}
+
+static int
+on_fs(void *arg, const struct sweeps_fs_total *t)
+{
+	struct aggregator *a = arg;
+
+	if (a->ntotals < MSG_SWEEP_FS_MAX)
+		a->totals[a->ntotals++] = *t;
+	return 0;
+}
+
+/* The metrics of one filesystem of one host. */
+static void
+put_host(struct aggregator *a, const char *ip, const char *host, const char *fs,
+    const double rate[SWEEPS_NCOUNTERS], uint64_t now)
+{
+	static const struct {
+		const char *suffix, *units;
+		unsigned counter;
+		bool extra;
+	} m[] = {
+	    {"read_bytes", "bytes/sec", 0, false},
+	    {"write_bytes", "bytes/sec", 1, false},
+	    {"oss_ops", "ops/sec", 4, false},
+	    {"mds_ops", "ops/sec", 5, false},
+	    {"read_ops", "ops/sec", 2, true},
+	    {"write_ops", "ops/sec", 3, true},
+	};
+	const char *prefix = config_metric_prefix(a->cfg, fs);
+	char name[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (m[i].extra && !a->cfg->extra_metrics)
+			continue;
+		(void)snprintf(name, sizeof(name), "%s_%s", prefix,
+		    m[i].suffix);
+		(void)gsink_put(a->sink, ip, host, name, m[i].units,
+		    rate[m[i].counter], now);
+	}
+}
+
+static void
+flush_sink(struct aggregator *a)
+{
+	struct timeval ms = {0, 1000};
+
+	if (gsink_flush(a->sink, clock_monotonic_ns()) > 0)
+		(void)evtimer_add(a->flush_timer, &ms);
+}
+
+static void
+flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	flush_sink(arg);
+}
+
+static void
+log_missing(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < rep->nmissing; i++) {
+		struct missing *m = NULL;
+
+		for (j = 0; j < a->nmissing; j++) {
+			if (strcmp(a->missing[j].name, rep->missing[i]) == 0)
+				m = &a->missing[j];
+		}
+		if (m == NULL) {
+			if (a->nmissing == a->mcap) {
+				size_t cap = a->mcap == 0 ? 16 : a->mcap * 2;
+				struct missing *v;
+
+				v = realloc(a->missing, cap * sizeof(*v));
+				if (v == NULL)
+					continue;
+				a->missing = v;
+				a->mcap = cap;
+			}
+			m = &a->missing[a->nmissing++];
+			memset(m, 0, sizeof(*m));
+			(void)snprintf(m->name, sizeof(m->name), "%s",
+			    rep->missing[i]);
+			m->since = rep->sweep_id;
+		}
+		m->seen = rep->sweep_id;
+		if (m->logged == 0 || now - m->logged >= MISSING_LOG_NS) {
+			log_warnx("gatherer %s: no sweep since %" PRIu64
+			          " (%" PRIu64 " s late); its deltas go into "
+			          "the sweep they arrive for",
+			    m->name, m->since,
+			    rep->sweep_id - m->since +
+			        a->cfg->deadline_ms / 1000);
+			m->logged = now;
+		}
+	}
+	/* Those no longer missing: say they are back, and forget them. */
+	for (i = 0; i < a->nmissing; i++) {
+		if (a->missing[i].seen == rep->sweep_id) {
+			a->missing[n++] = a->missing[i];
+			continue;
+		}
+		log_info("gatherer %s: reporting again", a->missing[i].name);
+	}
+	a->nmissing = n;
+}
+
+/* Every host's metrics of the sweep just closed, and the totals. */
+static void
+put_all(struct aggregator *a)
+{
+	uint64_t mono = clock_monotonic_ns();
+	size_t i;
+
+	for (i = 0; i < a->nh; i++) {
+		const struct host_acc *e = &a->hacc[i];
+
+		put_host(a, e->ip[0] != '\0' ? e->ip : e->host, e->host, e->fs,
+		    e->rate, mono);
+	}
+	for (i = 0; i < a->ntotals; i++)
+		put_host(a, a->cfg->totals_host, a->cfg->totals_host,
+		    a->totals[i].fs, a->totals[i].rate, mono);
+	flush_sink(a);
+}
+
+/* Close every sweep that is ready, and set the timer for the next. */
+static void
+close_ready(struct aggregator *a)
+{
+	uint64_t now = clock_realtime_ns(), deadline;
+	struct sweeps_report rep;
+	struct lh_err err;
+	struct timeval tv;
+	size_t i;
+
+	while (sweeps_ready(a->sweeps, now)) {
+		a->nh = 0;
+		hindex_clear(&a->hindex);
+		a->ntotals = 0;
+		a->unmapped = 0;
+		a->awaiting_dns = 0;
+		if (sweeps_close(a->sweeps, now, on_client, on_fs, a, &rep) < 0)
+			log_warnx("sweep %" PRIu64 ": out of memory; some "
+			          "clients not sent",
+			    rep.sweep_id);
+		/* The gatherers' batch numbers are written before the data
+		 * goes out: a crash in between loses a sweep's display, it
+		 * never counts one twice. */
+		for (i = 0; i < rep.nacks; i++) {
+			if (ledger_set(a->ledger, rep.acks[i].sender,
+			        rep.acks[i].batch, &err) < 0)
+				log_warnx("ledger: %s", err.reason);
+		}
+		put_all(a);
+		for (i = 0; i < rep.nacks; i++) {
+			struct receiver_peer *p =
+			    receiver_peer_find(a->rcv, rep.acks[i].peer);
+			struct msg_ack ack = {MSG_ACK_SWEEP, rep.acks[i].seq,
+			    rep.acks[i].batch, now};
+
+			if (p != NULL)
+				(void)receiver_peer_ack(p, &ack);
+		}
+		log_missing(a, &rep, now);
+		if (a->unmapped > 0 &&
+		    (a->unmapped_logged == 0 ||
+		        now - a->unmapped_logged >= UNMAPPED_LOG_NS)) {
+			log_warnx(
+			    "sweep %" PRIu64 ": %zu clients without a "
+			    "host name (%s, ...): add them to hosts_file, "
+			    "or check DNS",
+			    rep.sweep_id, a->unmapped, a->first_unmapped);
+			a->unmapped_logged = now;
+		}
+		log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
+		          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS"
+		          "%s",
+		    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, a->nh,
+		    a->unmapped, a->awaiting_dns,
+		    rep.by_deadline ? ", closed at the deadline" : "");
+		now = clock_realtime_ns();
+	}
+	deadline = sweeps_deadline_ns(a->sweeps);
+	now = clock_realtime_ns();
+	deadline = deadline > now ? deadline - now : 0;
+	tv.tv_sec = (time_t)(deadline / CLOCK_NS_PER_S);
+	tv.tv_usec = (suseconds_t)(deadline % CLOCK_NS_PER_S / 1000);
+	(void)evtimer_add(a->close_timer, &tv);
+}
+
+static void
+close_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	close_ready(arg);
+}
+
+static int
+on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
+    struct lh_err *err)
+{
+	struct aggregator *a = arg;
+	char name[MSG_NAME_MAX];
+	int64_t skew = (int64_t)(h->time_ns - clock_realtime_ns());
+
+	(void)err;
+	log_safe(name, sizeof(name), h->name);
+	if (h->interval != a->cfg->interval)
+		log_warnx("gatherer %s (%s): sweeps every %u s, this "
+		          "aggregator every %u s: set the same interval",
+		    name, receiver_peer_addr(p), h->interval, a->cfg->interval);
+	if (skew > 1000000000LL || skew < -1000000000LL)
+		log_warnx("gatherer %s (%s): clock differs from ours by %.1f s",
+		    name, receiver_peer_addr(p), (double)skew / 1e9);
+	log_info("gatherer %s (%s): connected, %u filesystems, %u targets",
+	    name, receiver_peer_addr(p), h->nfs, h->ntargets);
+	return 0;
+}
+
+static int
+on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
+    struct lh_err *err)
+{
+	struct aggregator *a = arg;
+	const char *sender = receiver_peer_name(p);
+	struct lh_err lerr;
+	uint64_t safe;
+	int v;
+
+	if (f->hdr.type != FRAME_SWEEP)
+		return 0; /* a later message type this version ignores */
+	safe = ledger_get(a->ledger, sender, &lerr);
+	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, f->payload,
+	    f->hdr.len, safe, receiver_peer_id(p), f->hdr.seq, err);
+	if (v < 0)
+		return v;
+	if (v == SWEEPS_DUPLICATE) {
+		struct msg_ack ack = {MSG_ACK_DUPLICATE, f->hdr.seq, 0,
+		    clock_realtime_ns()};
+		struct msg_sweep h;
+
+		if (msg_sweep_decode(&h, f->payload, f->hdr.len, NULL, NULL,
+		        NULL) == 0)
+			ack.batch = h.batch;
+		(void)receiver_peer_ack(p, &ack);
+		return 0;
+	}
+	close_ready(a);
+	return 0;
+}
+
+static void
+on_close(void *arg, struct receiver_peer *p, const char *reason)
+{
+	(void)arg;
+	log_debug("gatherer %s (%s): %s", receiver_peer_name(p),
+	    receiver_peer_addr(p), reason);
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct aggregator *a = arg;
+
+	(void)what;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP: nothing to reload in this version; "
+		         "restart to apply a new configuration");
+		return;
+	}
+	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	(void)event_base_loopbreak(a->base);
+}
+
+/* Everything that can be refused, before detaching. */
+static int
+preflight(struct aggregator *a)
+{
+	const struct lh_config *cfg = a->cfg;
+	struct sweeps_conf sc;
+	struct gsink_opts go;
+	struct lh_err err;
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (keyfile_load(cfg->secret_file, &a->ring, &err) < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	a->lock_fd = statedir_lock(cfg->state_dir, LOCK_FILE);
+	if (a->lock_fd < 0)
+		return -1;
+	if (snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, LEDGER_DIR) >=
+	        (int)sizeof(dir) ||
+	    (mkdir(dir, 0750) < 0 && errno != EEXIST) ||
+	    ledger_new(&a->ledger, dir) < 0) {
+		log_warn("%s", dir);
+		return -1;
+	}
+	if (hostmap_new(&a->hosts) < 0) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	for (i = 0; i < cfg->nrewrites; i++) {
+		if (hostmap_add_rewrite(a->hosts, cfg->rewrites[i], &err) < 0) {
+			log_warnx("%s: rewrite '%s': %s", cfg->path,
+			    cfg->rewrites[i], err.reason);
+			return -1;
+		}
+	}
+	if (cfg->hosts_file != NULL &&
+	    hostmap_load_file(a->hosts, cfg->hosts_file, &err) < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	gsink_opts_default(&go);
+	go.tmax = cfg->tmax;
+	go.dmax = cfg->dmax;
+	go.metadata_interval = cfg->metadata_interval;
+	if (gsink_open(cfg->gmond_conf, &go, &a->sink, &err) < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.interval_s = cfg->interval;
+	sc.deadline_ms = cfg->deadline_ms;
+	sc.expected = cfg->gatherers;
+	sc.nexpected = cfg->ngatherers;
+	if (sweeps_new(&sc, clock_realtime_ns(), &a->sweeps) < 0) {
+		log_warnx("%s: cannot set up sweeps (interval %u s, deadline "
+		          "%u ms)",
+		    cfg->path, cfg->interval, cfg->deadline_ms);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup(struct aggregator *a)
+{
+	const struct lh_config *cfg = a->cfg;
+	struct receiver_conf rc;
+	struct resolver_conf dc;
+	struct lh_err err;
+	char bind[300];
+
+	a->base = event_base_new();
+	if (a->base == NULL) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	memset(&dc, 0, sizeof(dc));
+	dc.enabled = cfg->dns;
+	dc.servers = (const char *const *)cfg->dns_servers;
+	dc.nservers = cfg->ndns_servers;
+	if (resolver_new(a->base, &dc, &a->dns, &err) < 0) {
+		log_warnx("%s: dns_servers: %s", cfg->path, err.reason);
+		return -1;
+	}
+	a->close_timer = evtimer_new(a->base, close_cb, a);
+	a->flush_timer = evtimer_new(a->base, flush_cb, a);
+	a->sig_term = evsignal_new(a->base, SIGTERM, signal_cb, a);
+	a->sig_int = evsignal_new(a->base, SIGINT, signal_cb, a);
+	a->sig_hup = evsignal_new(a->base, SIGHUP, signal_cb, a);
+	if (a->close_timer == NULL || a->flush_timer == NULL ||
+	    a->sig_term == NULL || a->sig_int == NULL || a->sig_hup == NULL ||
+	    evsignal_add(a->sig_term, NULL) < 0 ||
+	    evsignal_add(a->sig_int, NULL) < 0 ||
+	    evsignal_add(a->sig_hup, NULL) < 0) {
+		log_warnx("cannot set up events");
+		return -1;
+	}
+	(void)snprintf(bind, sizeof(bind),
+	    strchr(cfg->listen_host, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    cfg->listen_host, cfg->listen_port);
+	memset(&rc, 0, sizeof(rc));
+	rc.bind = bind;
+	rc.keys = &a->ring;
+	rc.name = cfg->name;
+	rc.role = MSG_ROLE_AGGREGATOR;
+	rc.max_frame = cfg->max_frame;
+	rc.handshake_timeout = cfg->handshake_timeout;
+	rc.read_timeout = config_read_timeout(cfg);
+	rc.max_conns = cfg->max_connections;
+	rc.on_hello = on_hello;
+	rc.on_frame = on_frame;
+	rc.on_close = on_close;
+	rc.arg = a;
+	if (receiver_new(a->base, &rc, &a->rcv) < 0)
+		return -1;
+	close_ready(a);
+	return 0;
+}
+
+static void
+teardown(struct aggregator *a)
+{
+	if (a->rcv != NULL)
+		receiver_free(a->rcv);
+	if (a->dns != NULL) {
+		resolver_free(a->dns);
+		/* Let evdns fail its cancelled queries (resolver.h). */
+		(void)event_base_loop(a->base, EVLOOP_NONBLOCK);
+	}
+	if (a->close_timer != NULL)
+		event_free(a->close_timer);
+	if (a->flush_timer != NULL)
+		event_free(a->flush_timer);
+	if (a->sig_term != NULL)
+		event_free(a->sig_term);
+	if (a->sig_int != NULL)
+		event_free(a->sig_int);
+	if (a->sig_hup != NULL)
+		event_free(a->sig_hup);
+	if (a->base != NULL)
+		event_base_free(a->base);
+	gsink_close(a->sink);
+	sweeps_free(a->sweeps);
+	hostmap_free(a->hosts);
+	ledger_free(a->ledger);
+	keyring_clear(&a->ring);
+	hindex_free(&a->hindex);
+	free(a->hacc);
+	free(a->missing);
+	if (a->lock_fd >= 0)
+		(void)close(a->lock_fd);
+}
+
+int
+aggregator_run(const struct lh_config *cfg, bool detach)
+{
+	struct aggregator a;
+	int status = 1;
+
+	memset(&a, 0, sizeof(a));
+	a.cfg = cfg;
+	a.lock_fd = -1;
+	hindex_init(&a.hindex);
+	(void)signal(SIGPIPE, SIG_IGN);
+	if (preflight(&a) < 0)
+		goto out;
+	if (detach) {
+		if (daemon(0, 0) < 0) {
+			log_warn("cannot detach");
+			goto out;
+		}
+		log_detached();
+	}
+	if (setup(&a) == 0) {
+		log_info("aggregator %s: every %u s, listening on %s, "
+		         "Ganglia through %s",
+		    cfg->name, cfg->interval, receiver_addr(a.rcv),
+		    cfg->gmond_conf);
+		(void)event_base_dispatch(a.base);
+		status = 0;
+	}
+out:
+	teardown(&a);
+	return status;
+}

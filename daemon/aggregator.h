@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The aggregator role (on a cluster's management head): accept every
+ * gatherer (daemon/receiver.c), sum their SWEEPs per (filesystem, client)
+ * into sweeps (common/sweeps.c), close each sweep when every expected
+ * gatherer reported or at its deadline, map each client NID to the host
+ * Ganglia knows (common/hostmap.c, then reverse DNS: daemon/resolver.c),
+ * and spoof each host's rates into gmond (gmetric/sink.c).  A batch is
+ * acknowledged once the sweep holding it has been handed to Ganglia and
+ * the gatherer's batch number written to the ledger in state_dir.
+ */
+#ifndef LH_AGGREGATOR_H
+#define LH_AGGREGATOR_H
+
+#include <stdbool.h>
+
+struct lh_config;
+
+/* Run until SIGTERM or SIGINT; as gatherer_run(). */
+int aggregator_run(const struct lh_config *cfg, bool detach);
+
+#endif
