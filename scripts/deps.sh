@@ -8,8 +8,11 @@ build_pkgs=(build-essential cmake pkg-config python3
 	libevent-dev libssl-dev libconfuse-dev check
 	libganglia1-dev libtirpc-dev)
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes
-# (clang only recommends the latter, so it is named).
-test_pkgs=(clang libclang-rt-14-dev clang-tidy clang-format cppcheck)
+# (clang only recommends the latter, so it is named); gmond (never
+# started as a service: see policy-rc.d below) for the tests that read
+# its XML; iproute2 for ss.
+test_pkgs=(clang libclang-rt-14-dev clang-tidy clang-format cppcheck
+	ganglia-monitor iproute2)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
