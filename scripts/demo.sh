@@ -3,15 +3,16 @@
 # with two OSTs each, one MDS, clients on three LNets, an MDS peer export
 # and 0@lo that must not count), and show what the gatherer reads on each
 # server: the cumulative counters, then the per-client rates over a few
-# seconds, and finally the gatherer daemons at work: one per server,
-# sending signed SWEEPs to lharvest-dump while the site runs.  Installs its
-# Debian packages itself (as root on Debian 12).
+# seconds, then the gatherer daemons at work (one per server, sending
+# signed SWEEPs to lharvest-dump while the site runs), and finally the
+# whole chain into a private gmond on 127.0.0.1 through the aggregator.
+# Installs its Debian packages itself (as root on Debian 12).
 # Usage: bash scripts/demo.sh [seconds between the two readings, default 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wait_s=${1:-5}
 
-scripts/deps.sh build
+scripts/deps.sh demo
 echo "== building lharvestd"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
@@ -105,3 +106,51 @@ echo "Each rate is exact over its servers' targets: every record carries"
 echo "the time its deltas cover, from the stats files' own snapshot_time."
 echo "The gatherers' log:"
 sed 's/^/   /' "$work/gatherers.log"
+
+# The whole chain: the same gatherers send to the aggregator, which maps
+# each client NID to a host name and spoofs its rates into a private gmond
+# (127.0.0.1 only, started here, stopped at the end): what every compute
+# node's Ganglia page would show.
+echo
+echo "== the whole chain: gatherers -> lharvestd aggregator -> gmond on 127.0.0.1"
+read -r udp tcp < <(python3 -c 'import socket
+s1 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s1.bind(("127.0.0.1", 0))
+s2 = socket.socket(); s2.bind(("127.0.0.1", 0))
+print(s1.getsockname()[1], s2.getsockname()[1])')
+bash tests/ganglia/gmond.sh start "$work/gmond" "$udp" "$tcp" >/dev/null
+trap 'stop_live; bash tests/ganglia/gmond.sh stop "$work/gmond"; rm -rf "$work"' EXIT
+printf 'globals { daemonize = no }\nudp_send_channel { host = 127.0.0.1\n  port = %s }\n' \
+	"$udp" >"$work/gmetric.conf"
+python3 scripts/demo_hosts.py "$work/sim/truth-latest.json" >"$work/hosts"
+printf '%s\n' 'role = "aggregator"' 'interval = 2' 'deadline = 0.6' \
+	'listen = "127.0.0.1:0"' "secret_file = \"$work/secret\"" \
+	"state_dir = \"$work/state-aggregator\"" 'name = "head"' \
+	"gmond_conf = \"$work/gmetric.conf\"" "hosts_file = \"$work/hosts\"" \
+	'dns = no' >"$work/aggregator.conf"
+"$bin" -d -f "$work/aggregator.conf" 2>"$work/aggregator.log" &
+live_pids+=($!)
+for _ in $(seq 50); do
+	grep -q 'listening on' "$work/aggregator.log" && break
+	sleep 0.1
+done
+addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\),.*/\1/p' "$work/aggregator.log")
+"${sim[@]}" run --root "$work/sim" --clock wall --period 1 --align \
+	--steps 0 --quiet >/dev/null 2>&1 &
+live_pids+=($!)
+for s in "$work"/sim/*/; do
+	name=$(basename "$s")
+	sed -i "s/^server = .*/server = \"$addr\"/" "$work/$name-live.conf"
+	"$bin" -d -f "$work/$name-live.conf" 2>>"$work/gatherers.log" &
+	live_pids+=($!)
+done
+for round in 1 2 3; do
+	sleep 4
+	echo
+	echo "-- what gmond shows, $((round * 4)) s in (host, metric, value):"
+	bash tests/ganglia/gmond.sh xml "$tcp" --values | sort |
+		grep -E '^(node0[1-4]|lustre-totals) scratch_' | sed 's/^/   /'
+done
+stop_live
+echo
+echo "The aggregator's log:"
+sed 's/^/   /' "$work/aggregator.log"

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Install what lharvestd needs to build, test and demo on Debian 12.
-# Usage: scripts/deps.sh [build|test]   (test adds clang, linters, gmond)
+# Usage: scripts/deps.sh [build|demo|test]
+#   demo adds gmond; test adds gmond, clang and the linters
 # Runs apt-get only when something is missing, so it is cheap to repeat.
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config python3
 	libevent-dev libssl-dev libconfuse-dev check
 	libganglia1-dev libtirpc-dev)
+# gmond (never started as a service: see policy-rc.d below) for the demo
+# and the tests that read its XML; iproute2 for ss.
+demo_pkgs=(ganglia-monitor iproute2)
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes
-# (clang only recommends the latter, so it is named); gmond (never
-# started as a service: see policy-rc.d below) for the tests that read
-# its XML; iproute2 for ss.
-test_pkgs=(clang libclang-rt-14-dev clang-tidy clang-format cppcheck
-	ganglia-monitor iproute2)
+# (clang only recommends the latter, so it is named).
+test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
+	clang-format cppcheck)
 
 want=("${build_pkgs[@]}")
-[ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
+case ${1:-build} in
+demo) want+=("${demo_pkgs[@]}") ;;
+test) want+=("${test_pkgs[@]}") ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do
