@@ -331,14 +331,19 @@ gtable_observe(struct gtable *t, struct gt_export *e,
 	struct gt_client *c = &t->clients[e->client];
 	struct iocount d;
 	uint64_t span_ns, span_us, start, dv[IOCOUNT_N];
-	bool base = t->baseline || e->base;
+	bool base = t->baseline || e->base, unmoved;
 	unsigned i;
 
+	unmoved =
+	    e->have && cur->snap_ns != 0 && cur->snap_ns == e->prev.snap_ns;
 	(void)delta_compute(e->have ? &e->prev : NULL, cur, base, &d, &span_ns);
 	e->prev = *cur;
 	e->have = true;
 	e->base = false;
-	if (c->peer || base)
+	/* A file whose snapshot_time did not move was not updated since the
+	 * last read: no time passed for it, and it says nothing about the
+	 * rate (its next delta will cover the whole window). */
+	if (c->peer || base || (unmoved && span_ns == 0 && iocount_is_zero(&d)))
 		return;
 	/* The files do not time a new export's first delta (nor a file
 	 * whose snapshot_time did not move): it happened since the

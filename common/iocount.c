@@ -98,3 +98,10 @@ iocount_from_array(struct iocount *c, const uint64_t v[IOCOUNT_N])
 	c->oss_ops = v[4];
 	c->mds_ops = v[5];
 }
+
+bool
+iocount_is_zero(const struct iocount *c)
+{
+	return (c->read_bytes | c->write_bytes | c->read_ops | c->write_ops |
+	           c->oss_ops | c->mds_ops) == 0;
+}

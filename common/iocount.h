@@ -20,6 +20,7 @@
 #ifndef LH_IOCOUNT_H
 #define LH_IOCOUNT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct lstats;
@@ -48,6 +49,9 @@ void iocount_from_stats(struct iocount *ret, const struct lstats *st,
 /* The fields as an array (read_bytes first), and back. */
 void iocount_to_array(const struct iocount *c, uint64_t v[IOCOUNT_N]);
 void iocount_from_array(struct iocount *c, const uint64_t v[IOCOUNT_N]);
+
+/* True when every field is 0. */
+bool iocount_is_zero(const struct iocount *c);
 
 /* acc += v, each field wrapping modulo 2^64 like the counters do. */
 void iocount_add(struct iocount *acc, const struct iocount *v);

@@ -443,16 +443,14 @@ recent(const struct sweeps *s, const struct sw_sender *p, uint64_t id)
 	return p->last_reported != 0 && p->last_reported + horizon >= id;
 }
 
-bool
-sweeps_ready(const struct sweeps *s, uint64_t now_ns)
+/* Every expected sender reported the oldest open sweep (and someone
+ * was expected). */
+static bool
+complete(const struct sweeps *s)
 {
 	const struct sw_sweep *w = &s->ring[0];
 	size_t i, expected = 0;
 
-	if (now_ns >= sweeps_deadline_ns(s))
-		return true;
-	if (now_ns < w->id * NS_PER_S)
-		return false;
 	for (i = 0; i < s->nexpected; i++) {
 		expected++;
 		if (!in_sweep(w, s->expected[i]))
@@ -466,6 +464,20 @@ sweeps_ready(const struct sweeps *s, uint64_t now_ns)
 			return false;
 	}
 	return expected > 0;
+}
+
+bool
+sweeps_ready(const struct sweeps *s, uint64_t now_ns)
+{
+	if (now_ns >= sweeps_deadline_ns(s))
+		return true;
+	return now_ns >= s->ring[0].id * NS_PER_S && complete(s);
+}
+
+uint64_t
+sweeps_next_ns(const struct sweeps *s)
+{
+	return complete(s) ? s->ring[0].id * NS_PER_S : sweeps_deadline_ns(s);
 }
 
 static int

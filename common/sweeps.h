@@ -122,6 +122,11 @@ uint64_t sweeps_deadline_ns(const struct sweeps *s);
  * its boundary has and every expected sender reported it. */
 bool sweeps_ready(const struct sweeps *s, uint64_t now_ns);
 
+/* When the oldest open sweep will be ready at the latest: its boundary if
+ * every expected sender already reported it (early timers), else its
+ * deadline (ns). */
+uint64_t sweeps_next_ns(const struct sweeps *s);
+
 /*
  * Close the oldest open sweep: call client_fn for each client in it and
  * fs_fn for each filesystem's totals (either may be NULL), fill rep, and

@@ -296,12 +296,12 @@ log_missing(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
 		}
 		m->seen = rep->sweep_id;
 		if (m->logged == 0 || now - m->logged >= MISSING_LOG_NS) {
-			log_warnx("gatherer %s: no sweep since %" PRIu64
-			          " (%" PRIu64 " s late); its deltas go into "
-			          "the sweep they arrive for",
+			log_warnx(
+			    "gatherer %s: no sweep since %" PRIu64
+			    " (%.1f s late); its deltas go into the sweep "
+			    "they arrive for",
 			    m->name, m->since,
-			    rep->sweep_id - m->since +
-			        a->cfg->deadline_ms / 1000);
+			    (double)(now - m->since * CLOCK_NS_PER_S) / 1e9);
 			m->logged = now;
 		}
 	}
@@ -316,6 +316,49 @@ log_missing(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
 	a->nmissing = n;
 }
 
+static int
+by_host(const void *x, const void *y)
+{
+	const struct host_acc *const *p = x, *const *q = y;
+
+	return strcmp((*p)->host, (*q)->host);
+}
+
+/*
+ * gmond keys a spoofed host by its address: a host must have one address
+ * over all its filesystems, the smallest IPv4 of all its NIDs.
+ */
+static void
+one_ip_per_host(struct aggregator *a)
+{
+	struct host_acc **v;
+	size_t i, j, k;
+
+	if (a->nh < 2)
+		return;
+	v = malloc(a->nh * sizeof(*v));
+	if (v == NULL)
+		return;
+	for (i = 0; i < a->nh; i++)
+		v[i] = &a->hacc[i];
+	qsort(v, a->nh, sizeof(*v), by_host);
+	for (i = 0; i < a->nh; i = j) {
+		const struct host_acc *best = NULL;
+
+		for (j = i; j < a->nh && strcmp(v[j]->host, v[i]->host) == 0;
+		     j++) {
+			if (v[j]->ip[0] != '\0' &&
+			    (best == NULL || v[j]->ipnum < best->ipnum))
+				best = v[j];
+		}
+		for (k = i; k < j && best != NULL; k++) {
+			memcpy(v[k]->ip, best->ip, sizeof(best->ip));
+			v[k]->ipnum = best->ipnum;
+		}
+	}
+	free(v);
+}
+
 /* Every host's metrics of the sweep just closed, and the totals. */
 static void
 put_all(struct aggregator *a)
@@ -323,6 +366,7 @@ put_all(struct aggregator *a)
 	uint64_t mono = clock_monotonic_ns();
 	size_t i;
 
+	one_ip_per_host(a);
 	for (i = 0; i < a->nh; i++) {
 		const struct host_acc *e = &a->hacc[i];
 
@@ -392,7 +436,7 @@ close_ready(struct aggregator *a)
 		    rep.by_deadline ? ", closed at the deadline" : "");
 		now = clock_realtime_ns();
 	}
-	deadline = sweeps_deadline_ns(a->sweeps);
+	deadline = sweeps_next_ns(a->sweeps);
 	now = clock_realtime_ns();
 	deadline = deadline > now ? deadline - now : 0;
 	tv.tv_sec = (time_t)(deadline / CLOCK_NS_PER_S);

@@ -173,7 +173,7 @@ t_check "negative TTL: every answer from the negative cache (3 each)" \
 #    3600 s record) expire; a 30 s record does not.  An expired name is
 #    still answered at once while it is renewed.
 start_stub pos
-run pos --rounds 3 --gap-ms 1500,300 --positive-ttl 2 --eager \
+run pos --rounds 2 --gap-ms 1500 --positive-ttl 2 --eager \
 	192.0.2.10 192.0.2.11 192.0.2.1
 rc=$?
 stop_stub pos
@@ -188,7 +188,7 @@ else
 	t_fail "positive TTL: round 2 answers" "$(cat "$tmp/diff")"
 fi
 t_check "positive TTL: a 1 s record is asked again after 1.5 s" \
-	test "$(count pos 192.0.2.10)" -ge 2
+	test "$(count pos 192.0.2.10)" -eq 2
 t_check "positive TTL: a 3600 s record is cached for the 2 s cap" \
 	test "$(count pos 192.0.2.11)" -eq 1
 t_check "positive TTL: the cap (1 s) shortens a 3600 s record" \

@@ -181,6 +181,7 @@ START_TEST(roster_and_deadline)
 	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
 
 	ck_assert(!sweeps_ready(s, (T0 + 1) * S)); /* nobody yet */
+	ck_assert_uint_eq(sweeps_next_ns(s), (T0 + 5) * S);
 	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
 	ck_assert_int_eq(add(s, "oss2", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
 	ck_assert(sweeps_ready(s, (T0 + 1) * S));
@@ -189,13 +190,26 @@ START_TEST(roster_and_deadline)
 	ck_assert(!rep.by_deadline);
 	ck_assert_uint_eq(rep.nmissing, 0);
 
-	/* Next sweep: only oss1 reports. */
+	/* Both report the next sweep before its boundary (their timers
+	 * fired a little early): it is due at the boundary, not the
+	 * deadline. */
 	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, a, 1, 0), SWEEPS_ON_TIME);
-	ck_assert(!sweeps_ready(s, (T0 + IVL + 1) * S));
-	ck_assert_uint_eq(sweeps_deadline_ns(s), (T0 + IVL + 5) * S);
-	ck_assert(sweeps_ready(s, (T0 + IVL + 5) * S));
-	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	ck_assert_int_eq(add(s, "oss2", T0 + IVL, 2, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(!sweeps_ready(s, (T0 + IVL) * S - 1000));
+	ck_assert_uint_eq(sweeps_next_ns(s), (T0 + IVL) * S);
+	ck_assert(sweeps_ready(s, (T0 + IVL) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL) * S, NULL, NULL, NULL,
 	                     &rep),
+	    0);
+
+	/* Next sweep: only oss1 reports. */
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 3, a, 1, 0),
+	    SWEEPS_ON_TIME);
+	ck_assert(!sweeps_ready(s, (T0 + 2 * IVL + 1) * S));
+	ck_assert_uint_eq(sweeps_deadline_ns(s), (T0 + 2 * IVL + 5) * S);
+	ck_assert(sweeps_ready(s, (T0 + 2 * IVL + 5) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
 	    0);
 	ck_assert(rep.by_deadline);
 	ck_assert_uint_eq(rep.nmissing, 1);
