@@ -336,12 +336,12 @@ one_ip_per_host(struct aggregator *a)
 
 	if (a->nh < 2)
 		return;
-	v = malloc(a->nh * sizeof(*v));
+	v = malloc(a->nh * sizeof(struct host_acc *));
 	if (v == NULL)
 		return;
 	for (i = 0; i < a->nh; i++)
 		v[i] = &a->hacc[i];
-	qsort(v, a->nh, sizeof(*v), by_host);
+	qsort(v, a->nh, sizeof(struct host_acc *), by_host);
 	for (i = 0; i < a->nh; i = j) {
 		const struct host_acc *best = NULL;
 
