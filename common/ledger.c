@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Highest safe batch per sender, in memory and on disk. */
+#include <sys/stat.h>
+
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -177,4 +180,63 @@ ledger_set(struct ledger *l, const char *sender, uint64_t batch,
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	e->batch = batch;
 	return l->dir != NULL ? store(l, sender, batch, err) : 0;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* "6f737331.batch" -> "oss1"; -1 for any other name. */
+static int
+decode_name(const char *file, char *out, size_t size)
+{
+	const char *dot = strrchr(file, '.');
+	size_t n, i;
+
+	if (dot == NULL || strcmp(dot, ".batch") != 0)
+		return -1;
+	n = (size_t)(dot - file);
+	if (n == 0 || n % 2 != 0 || n / 2 >= size)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval((unsigned char)file[2 * i]);
+		int lo = hexval((unsigned char)file[2 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (hi << 4 | lo) == 0)
+			return -1;
+		out[i] = (char)(hi << 4 | lo);
+	}
+	out[n / 2] = '\0';
+	return 0;
+}
+
+int
+ledger_each(const struct ledger *l, ledger_each_fn fn, void *arg)
+{
+	char name[256];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int n = 0;
+
+	if (l->dir == NULL)
+		return 0;
+	d = opendir(l->dir);
+	if (d == NULL)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		if (decode_name(de->d_name, name, sizeof(name)) < 0 ||
+		    fstatat(dirfd(d), de->d_name, &sb, 0) < 0)
+			continue;
+		fn(arg, name, (int64_t)sb.st_mtime);
+		n++;
+	}
+	(void)closedir(d);
+	return n;
 }

@@ -28,4 +28,13 @@ uint64_t ledger_get(struct ledger *l, const char *sender, struct lh_err *err);
 int ledger_set(struct ledger *l, const char *sender, uint64_t batch,
     struct lh_err *err);
 
+/* Called for each sender with a file in the ledger's directory, with the
+ * file's last change (seconds since the epoch). */
+typedef void (*ledger_each_fn)(void *arg, const char *sender, int64_t mtime);
+
+/* Every sender of the directory (none in memory only).  Returns the
+ * number of senders, or a negative errno when the directory cannot be
+ * read. */
+int ledger_each(const struct ledger *l, ledger_each_fn fn, void *arg);
+
 #endif

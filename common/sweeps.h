@@ -136,6 +136,11 @@ uint64_t sweeps_next_ns(const struct sweeps *s);
 int sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
     sweeps_fs_fn fs_fn, void *arg, struct sweeps_report *rep);
 
+/* Expect sender from the oldest open sweep on, as if it had reported the
+ * previous one (an aggregator restarted: the gatherers of its ledger).
+ * Returns 0 or -ENOMEM. */
+int sweeps_expect(struct sweeps *s, const char *sender);
+
 /* The sender's last batch counted in an open sweep (0: none), so that
  * the caller can tell a resend before decoding it. */
 uint64_t sweeps_pending_batch(const struct sweeps *s, const char *sender);

@@ -529,6 +529,41 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	(void)event_base_loopbreak(a->base);
 }
 
+struct seed_ctx {
+	struct aggregator *a;
+	int64_t since; /* ledger files changed since then: active */
+	size_t n;
+};
+
+static void
+seed_one(void *arg, const char *sender, int64_t mtime)
+{
+	struct seed_ctx *c = arg;
+
+	if (mtime >= c->since && sweeps_expect(c->a->sweeps, sender) == 0)
+		c->n++;
+}
+
+/*
+ * After a restart, expect the gatherers whose batches were counted
+ * recently (their ledger files changed within the roster's reach): the
+ * first sweeps then wait for all of them, instead of closing on the first
+ * to reconnect and showing the others' clients at zero.
+ */
+static void
+seed_roster(struct aggregator *a)
+{
+	struct seed_ctx c = {a,
+	    (int64_t)(clock_realtime_ns() / CLOCK_NS_PER_S) -
+	        (int64_t)a->cfg->interval * 3,
+	    0};
+
+	if (ledger_each(a->ledger, seed_one, &c) > 0 && c.n > 0)
+		log_info("expecting the %zu gatherers counted in the last "
+		         "three sweeps",
+		    c.n);
+}
+
 /* Everything that can be refused, before detaching. */
 static int
 preflight(struct aggregator *a)
@@ -589,6 +624,7 @@ preflight(struct aggregator *a)
 		    cfg->path, cfg->interval, cfg->deadline_ms);
 		return -1;
 	}
+	seed_roster(a);
 	return 0;
 }
 

@@ -349,6 +349,26 @@ START_TEST(configured_roster)
 }
 END_TEST
 
+/* A restarted aggregator expects the gatherers of its ledger at once. */
+START_TEST(expect_after_restart)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 1, 0, 20000000, 0}};
+
+	ck_assert_int_eq(sweeps_expect(s, "oss1"), 0);
+	ck_assert_int_eq(sweeps_expect(s, "oss2"), 0);
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(!sweeps_ready(s, (T0 + 1) * S)); /* oss2 awaited */
+	ck_assert_int_eq(add(s, "oss2", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(sweeps_ready(s, (T0 + 1) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 1) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nmissing, 0);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -363,6 +383,7 @@ main(void)
 	tcase_add_test(tc, resend_and_duplicate);
 	tcase_add_test(tc, malformed_refused);
 	tcase_add_test(tc, configured_roster);
+	tcase_add_test(tc, expect_after_restart);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(su, tc);
 	return tu_run(su);
