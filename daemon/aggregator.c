@@ -68,7 +68,9 @@ struct aggregator {
 	struct sweeps *sweeps;
 	struct hostmap *hosts;
 	struct resolver *dns;
-	struct gsink *sink;
+	struct gsink *sink;    /* NULL until gmond_conf opens */
+	struct stat sink_conf; /* gmond_conf as last tried */
+	bool sink_tried;
 	int lock_fd;
 	/* The sweep being closed. */
 	struct host_acc *hacc;
@@ -243,8 +245,9 @@ put_host(struct aggregator *a, const char *ip, const char *host, const char *fs,
 			continue;
 		(void)snprintf(name, sizeof(name), "%s_%s", prefix,
 		    m[i].suffix);
-		(void)gsink_put(a->sink, ip, host, name, m[i].units,
-		    rate[m[i].counter], now);
+		if (a->sink != NULL)
+			(void)gsink_put(a->sink, ip, host, name, m[i].units,
+			    rate[m[i].counter], now);
 	}
 }
 
@@ -253,7 +256,7 @@ flush_sink(struct aggregator *a)
 {
 	struct timeval ms = {0, 1000};
 
-	if (gsink_flush(a->sink, clock_monotonic_ns()) > 0)
+	if (a->sink != NULL && gsink_flush(a->sink, clock_monotonic_ns()) > 0)
 		(void)evtimer_add(a->flush_timer, &ms);
 }
 
@@ -316,6 +319,50 @@ log_missing(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
 	a->nmissing = n;
 }
 
+/*
+ * Open gmond_conf's channels, at start and whenever the file changes
+ * (checked before each sweep's values go out).  A bad file is one log
+ * line per change: the aggregator keeps running, with the channels it had
+ * (or none yet), and counts and acknowledges as usual.  Only a changed
+ * file is opened again: libganglia keeps each parsed config for good.
+ */
+static void
+sink_refresh(struct aggregator *a)
+{
+	const struct lh_config *cfg = a->cfg;
+	struct gsink_opts go;
+	struct gsink *next;
+	struct lh_err err;
+	struct stat sb;
+
+	if (stat(cfg->gmond_conf, &sb) < 0)
+		memset(&sb, 0, sizeof(sb));
+	if (a->sink_tried && sb.st_ino == a->sink_conf.st_ino &&
+	    sb.st_dev == a->sink_conf.st_dev &&
+	    sb.st_size == a->sink_conf.st_size &&
+	    sb.st_mtim.tv_sec == a->sink_conf.st_mtim.tv_sec &&
+	    sb.st_mtim.tv_nsec == a->sink_conf.st_mtim.tv_nsec)
+		return;
+	a->sink_conf = sb;
+	a->sink_tried = true;
+	gsink_opts_default(&go);
+	go.tmax = cfg->tmax;
+	go.dmax = cfg->dmax;
+	go.metadata_interval = cfg->metadata_interval;
+	if (gsink_open(cfg->gmond_conf, &go, &next, &err) < 0) {
+		log_warnx("%s; %s", err.reason,
+		    a->sink != NULL ? "still sending through the channels "
+		                      "it had" :
+		                      "no metrics go out until it is fixed");
+		return;
+	}
+	if (a->sink != NULL)
+		log_info("%s changed: now sending to %s", cfg->gmond_conf,
+		    gsink_channels(next));
+	gsink_close(a->sink);
+	a->sink = next;
+}
+
 static int
 by_host(const void *x, const void *y)
 {
@@ -366,6 +413,7 @@ put_all(struct aggregator *a)
 	uint64_t mono = clock_monotonic_ns();
 	size_t i;
 
+	sink_refresh(a);
 	one_ip_per_host(a);
 	for (i = 0; i < a->nh; i++) {
 		const struct host_acc *e = &a->hacc[i];
@@ -570,7 +618,6 @@ preflight(struct aggregator *a)
 {
 	const struct lh_config *cfg = a->cfg;
 	struct sweeps_conf sc;
-	struct gsink_opts go;
 	struct lh_err err;
 	char dir[PATH_MAX];
 	size_t i;
@@ -605,14 +652,7 @@ preflight(struct aggregator *a)
 		log_warnx("%s", err.reason);
 		return -1;
 	}
-	gsink_opts_default(&go);
-	go.tmax = cfg->tmax;
-	go.dmax = cfg->dmax;
-	go.metadata_interval = cfg->metadata_interval;
-	if (gsink_open(cfg->gmond_conf, &go, &a->sink, &err) < 0) {
-		log_warnx("%s", err.reason);
-		return -1;
-	}
+	sink_refresh(a);
 	memset(&sc, 0, sizeof(sc));
 	sc.interval_s = cfg->interval;
 	sc.deadline_ms = cfg->deadline_ms;

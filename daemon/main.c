@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "aggregator.h"
 #include "config.h"
 #include "err.h"
@@ -120,6 +122,22 @@ check_aggregator(const struct lh_config *cfg)
 	return rc < 0 ? 1 : 0;
 }
 
+/* libevent's own messages (evdns: "Nameserver ... has failed") go
+ * through our log, with our levels and sinks, not straight to stderr. */
+static void
+libevent_log(int severity, const char *msg)
+{
+	char safe[512];
+
+	log_safe(safe, sizeof(safe), msg);
+	if (severity >= EVENT_LOG_WARN)
+		log_warnx("libevent: %s", safe);
+	else if (severity == EVENT_LOG_MSG)
+		log_info("libevent: %s", safe);
+	else
+		log_debug("libevent: %s", safe);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -138,6 +156,7 @@ main(int argc, char **argv)
 	    getenv("JOURNAL_STREAM") == NULL;
 	log_init("lharvestd", o.foreground || o.check_only || o.once || detach,
 	    o.verbose);
+	event_set_log_callback(libevent_log);
 
 	if (config_load(o.config, &cfg, &err) < 0) {
 		(void)fprintf(stderr, "%s\n", err.reason);
