@@ -23,6 +23,7 @@
 #include "keyfile.h"
 #include "ledger.h"
 #include "log.h"
+#include "loop.h"
 #include "msg.h"
 #include "nid.h"
 #include "receiver.h"
@@ -61,7 +62,7 @@ struct aggregator {
 	const struct lh_config *cfg;
 	struct event_base *base;
 	struct event *close_timer, *flush_timer;
-	struct event *sig_term, *sig_int, *sig_hup;
+	struct loop loop;
 	struct keyring ring;
 	struct receiver *rcv;
 	struct ledger *ledger;
@@ -562,21 +563,6 @@ on_close(void *arg, struct receiver_peer *p, const char *reason)
 	    receiver_peer_addr(p), reason);
 }
 
-static void
-signal_cb(evutil_socket_t sig, short what, void *arg)
-{
-	struct aggregator *a = arg;
-
-	(void)what;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP: nothing to reload in this version; "
-		         "restart to apply a new configuration");
-		return;
-	}
-	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	(void)event_base_loopbreak(a->base);
-}
-
 struct seed_ctx {
 	struct aggregator *a;
 	int64_t since; /* ledger files changed since then: active */
@@ -677,11 +663,9 @@ setup(struct aggregator *a)
 	struct lh_err err;
 	char bind[300];
 
-	a->base = event_base_new();
-	if (a->base == NULL) {
-		log_warnx("out of memory");
+	if (loop_new(&a->loop) < 0)
 		return -1;
-	}
+	a->base = a->loop.base;
 	memset(&dc, 0, sizeof(dc));
 	dc.enabled = cfg->dns;
 	dc.servers = (const char *const *)cfg->dns_servers;
@@ -692,14 +676,7 @@ setup(struct aggregator *a)
 	}
 	a->close_timer = evtimer_new(a->base, close_cb, a);
 	a->flush_timer = evtimer_new(a->base, flush_cb, a);
-	a->sig_term = evsignal_new(a->base, SIGTERM, signal_cb, a);
-	a->sig_int = evsignal_new(a->base, SIGINT, signal_cb, a);
-	a->sig_hup = evsignal_new(a->base, SIGHUP, signal_cb, a);
-	if (a->close_timer == NULL || a->flush_timer == NULL ||
-	    a->sig_term == NULL || a->sig_int == NULL || a->sig_hup == NULL ||
-	    evsignal_add(a->sig_term, NULL) < 0 ||
-	    evsignal_add(a->sig_int, NULL) < 0 ||
-	    evsignal_add(a->sig_hup, NULL) < 0) {
+	if (a->close_timer == NULL || a->flush_timer == NULL) {
 		log_warnx("cannot set up events");
 		return -1;
 	}
@@ -739,14 +716,7 @@ teardown(struct aggregator *a)
 		event_free(a->close_timer);
 	if (a->flush_timer != NULL)
 		event_free(a->flush_timer);
-	if (a->sig_term != NULL)
-		event_free(a->sig_term);
-	if (a->sig_int != NULL)
-		event_free(a->sig_int);
-	if (a->sig_hup != NULL)
-		event_free(a->sig_hup);
-	if (a->base != NULL)
-		event_base_free(a->base);
+	loop_free(&a->loop);
 	gsink_close(a->sink);
 	sweeps_free(a->sweeps);
 	hostmap_free(a->hosts);
@@ -769,22 +739,14 @@ aggregator_run(const struct lh_config *cfg, bool detach)
 	a.cfg = cfg;
 	a.lock_fd = -1;
 	hindex_init(&a.hindex);
-	(void)signal(SIGPIPE, SIG_IGN);
-	if (preflight(&a) < 0)
+	if (preflight(&a) < 0 || loop_detach(detach) < 0)
 		goto out;
-	if (detach) {
-		if (daemon(0, 0) < 0) {
-			log_warn("cannot detach");
-			goto out;
-		}
-		log_detached();
-	}
 	if (setup(&a) == 0) {
 		log_info("aggregator %s: every %u s, listening on %s, "
 		         "Ganglia through %s",
 		    cfg->name, cfg->interval, receiver_addr(a.rcv),
 		    cfg->gmond_conf);
-		(void)event_base_dispatch(a.base);
+		loop_run(&a.loop);
 		status = 0;
 	}
 out:

@@ -25,6 +25,7 @@
 #include "iocount.h"
 #include "keyfile.h"
 #include "log.h"
+#include "loop.h"
 #include "lustre_tree.h"
 #include "msg.h"
 #include "outbox.h"
@@ -47,7 +48,7 @@ struct gatherer {
 	const struct lh_config *cfg;
 	struct event_base *base;
 	struct event *tick;
-	struct event *sig_term, *sig_int, *sig_hup;
+	struct loop loop;
 	struct keyring ring;
 	struct sender *snd;
 	struct outbox ob;
@@ -338,21 +339,6 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-signal_cb(evutil_socket_t sig, short what, void *arg)
-{
-	struct gatherer *g = arg;
-
-	(void)what;
-	if (sig == SIGHUP) {
-		log_info("SIGHUP: nothing to reload in this version; "
-		         "restart to apply a new configuration");
-		return;
-	}
-	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	(void)event_base_loopbreak(g->base);
-}
-
-static void
 fill_hello(void *arg, struct msg_hello *h)
 {
 	const struct gatherer *g = arg;
@@ -496,19 +482,11 @@ setup(struct gatherer *g)
 	const struct lh_config *cfg = g->cfg;
 	struct sender_conf sc;
 
-	g->base = event_base_new();
-	if (g->base == NULL) {
-		log_warnx("out of memory");
+	if (loop_new(&g->loop) < 0)
 		return -1;
-	}
+	g->base = g->loop.base;
 	g->tick = evtimer_new(g->base, tick_cb, g);
-	g->sig_term = evsignal_new(g->base, SIGTERM, signal_cb, g);
-	g->sig_int = evsignal_new(g->base, SIGINT, signal_cb, g);
-	g->sig_hup = evsignal_new(g->base, SIGHUP, signal_cb, g);
-	if (g->tick == NULL || g->sig_term == NULL || g->sig_int == NULL ||
-	    g->sig_hup == NULL || evsignal_add(g->sig_term, NULL) < 0 ||
-	    evsignal_add(g->sig_int, NULL) < 0 ||
-	    evsignal_add(g->sig_hup, NULL) < 0) {
+	if (g->tick == NULL) {
 		log_warnx("cannot set up events");
 		return -1;
 	}
@@ -540,14 +518,7 @@ teardown(struct gatherer *g)
 		sender_free(g->snd);
 	if (g->tick != NULL)
 		event_free(g->tick);
-	if (g->sig_term != NULL)
-		event_free(g->sig_term);
-	if (g->sig_int != NULL)
-		event_free(g->sig_int);
-	if (g->sig_hup != NULL)
-		event_free(g->sig_hup);
-	if (g->base != NULL)
-		event_base_free(g->base);
+	loop_free(&g->loop);
 	ltree_free(&g->tree);
 	gtable_free(&g->table);
 	outbox_free(&g->ob);
@@ -569,23 +540,14 @@ gatherer_run(const struct lh_config *cfg, bool detach)
 	g.lock_fd = -1;
 	gtable_init(&g.table);
 	outbox_init(&g.ob, 0);
-	/* A receiver that goes away must not kill us with SIGPIPE. */
-	(void)signal(SIGPIPE, SIG_IGN);
-	if (preflight(&g) < 0)
+	if (preflight(&g) < 0 || loop_detach(detach) < 0)
 		goto out;
-	if (detach) {
-		if (daemon(0, 0) < 0) {
-			log_warn("cannot detach");
-			goto out;
-		}
-		log_detached();
-	}
 	if (setup(&g) == 0) {
 		log_info("gatherer %s: every %u s, reading %s, sending to "
 		         "%s:%u",
 		    cfg->name, cfg->interval, cfg->lustre_root,
 		    cfg->server_host, cfg->server_port);
-		(void)event_base_dispatch(g.base);
+		loop_run(&g.loop);
 		/* The counters are those of the last sweep; the outbox may
 		 * have shrunk since (acknowledgements): save it too. */
 		if (g.table.history)

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What every role's process shares: becoming a daemon once the start-up
+ * checks are done, and an event base that stops on SIGTERM or SIGINT
+ * (SIGHUP is logged: nothing is reloaded in this version).
+ */
+#ifndef LH_LOOP_H
+#define LH_LOOP_H
+
+#include <stdbool.h>
+
+struct event;
+struct event_base;
+
+struct loop {
+	struct event_base *base;
+	struct event *sig[3]; /* SIGTERM, SIGINT, SIGHUP */
+};
+
+/* Detach (daemon(3), then log to syslog) when asked.  Returns 0, or -1
+ * after one log line. */
+int loop_detach(bool detach);
+
+/* A new event base with the signal handlers.  Returns 0, or -1 after one
+ * log line (l is then safe to loop_free()). */
+int loop_new(struct loop *l);
+
+/* Run until a stop signal. */
+void loop_run(struct loop *l);
+
+/* Free what loop_new() made, the base last; l may be zeroed or half
+ * made.  Events of the caller on the base must be freed first. */
+void loop_free(struct loop *l);
+
+#endif
