@@ -37,17 +37,11 @@ struct client_key {
 };
 
 static uint64_t
-client_key_hash(const char *fs, const char *nid)
-{
-	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, fs), nid);
-}
-
-static uint64_t
 client_hash(const void *ctx, uint32_t idx)
 {
 	const struct gtable *t = ctx;
 
-	return client_key_hash(t->clients[idx].fs, t->clients[idx].nid);
+	return hindex_hash_pair(t->clients[idx].fs, t->clients[idx].nid);
 }
 
 static bool
@@ -205,7 +199,7 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 {
 	struct client_key k = {fs, nid};
 	struct gt_client *c;
-	uint64_t h = client_key_hash(fs, nid);
+	uint64_t h = hindex_hash_pair(fs, nid);
 	uint32_t idx;
 	int rc;
 

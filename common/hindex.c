@@ -41,6 +41,12 @@ hindex_hash_str(uint64_t h, const char *s)
 	return (h ^ 0xffu) * 1099511628211ULL;
 }
 
+uint64_t
+hindex_hash_pair(const char *a, const char *b)
+{
+	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, a), b);
+}
+
 /* Spread the hash's high bits into the low ones used as the slot. */
 static size_t
 slot_of(uint64_t hash, size_t cap)

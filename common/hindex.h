@@ -55,4 +55,8 @@ int hindex_rebuild(struct hindex *h, size_t n, hindex_hash_fn hash_of,
 #define HINDEX_SEED 1469598103934665603ULL
 uint64_t hindex_hash_str(uint64_t h, const char *s);
 
+/* The hash of a key of two strings (filesystem and NID, host and
+ * metric, ...): the tables of several modules use this one. */
+uint64_t hindex_hash_pair(const char *a, const char *b);
+
 #endif

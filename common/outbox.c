@@ -52,17 +52,11 @@ outbox_free(struct outbox *ob)
 }
 
 static uint64_t
-key_hash(const char *fs, const char *nid)
-{
-	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, fs), nid);
-}
-
-static uint64_t
 rec_hash(const void *ctx, uint32_t idx)
 {
 	const struct outbox_batch *b = ctx;
 
-	return key_hash(b->recs[idx].fs, b->recs[idx].nid);
+	return hindex_hash_pair(b->recs[idx].fs, b->recs[idx].nid);
 }
 
 struct rec_key {
@@ -86,7 +80,7 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 {
 	struct rec_key k = {fs, nid};
 	struct outbox_rec *r;
-	uint64_t h = key_hash(fs, nid);
+	uint64_t h = hindex_hash_pair(fs, nid);
 	uint32_t idx;
 
 	idx = hindex_find(&b->index, h, rec_match, b, &k);

@@ -69,17 +69,11 @@ struct client_key {
 };
 
 static uint64_t
-client_key_hash(const char *fs, const char *nid)
-{
-	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, fs), nid);
-}
-
-static uint64_t
 client_hash(const void *ctx, uint32_t idx)
 {
 	const struct sweeps *s = ctx;
 
-	return client_key_hash(s->clients[idx].fs, s->clients[idx].nid);
+	return hindex_hash_pair(s->clients[idx].fs, s->clients[idx].nid);
 }
 
 static bool
@@ -256,7 +250,7 @@ static int
 client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
 {
 	struct client_key k = {fs, nid};
-	uint64_t h = client_key_hash(fs, nid);
+	uint64_t h = hindex_hash_pair(fs, nid);
 	struct sw_client *c;
 	uint32_t i;
 

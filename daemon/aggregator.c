@@ -92,17 +92,11 @@ struct host_key {
 };
 
 static uint64_t
-host_key_hash(const char *host, const char *fs)
-{
-	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, host), fs);
-}
-
-static uint64_t
 host_hash(const void *ctx, uint32_t idx)
 {
 	const struct aggregator *a = ctx;
 
-	return host_key_hash(a->hacc[idx].host, a->hacc[idx].fs);
+	return hindex_hash_pair(a->hacc[idx].host, a->hacc[idx].fs);
 }
 
 static bool
@@ -119,7 +113,7 @@ static struct host_acc *
 host_get(struct aggregator *a, const char *host, const char *fs)
 {
 	struct host_key k = {host, fs};
-	uint64_t h = host_key_hash(host, fs);
+	uint64_t h = hindex_hash_pair(host, fs);
 	struct host_acc *e;
 	uint32_t i;
 

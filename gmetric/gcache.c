@@ -89,12 +89,6 @@ gcache_units_ok(const char *s)
 }
 
 static uint64_t
-key_hash(const char *spoof, const char *metric)
-{
-	return hindex_hash_str(hindex_hash_str(HINDEX_SEED, spoof), metric);
-}
-
-static uint64_t
 hash_of(const void *ctx, uint32_t idx)
 {
 	const struct gcache *c = ctx;
@@ -226,7 +220,7 @@ gcache_put(struct gcache *c, const char *spoof, const char *metric,
 	 * was changed. */
 	if ((rc = grow_ring(c)) < 0)
 		return rc;
-	hash = key_hash(spoof, metric);
+	hash = hindex_hash_pair(spoof, metric);
 	pos = hindex_find(&c->idx, hash, match, c, &k);
 	if (pos == HINDEX_NONE) {
 		e = add_entry(c, spoof, metric, units, hash, &rc);
