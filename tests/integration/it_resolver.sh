@@ -14,35 +14,8 @@ stub=$src/tests/tools/dnsstub.py
 [ -x "$res" ] || { echo "no $res"; exit 1; }
 [ -f "$stub" ] || { echo "no $stub"; exit 1; }
 
-tmp=$(mktemp -d)
-pids=()
-passed=0
-failed=0
-
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-t_pass() { passed=$((passed + 1)); echo "ok - $1"; }
-t_fail() {
-	failed=$((failed + 1))
-	echo "FAIL - $1"
-	shift
-	[ $# -eq 0 ] || printf '  %s\n' "$@"
-}
-t_check() { # name, command...: pass if the command succeeds
-	local name=$1
-	shift
-	if "$@"; then t_pass "$name"; else t_fail "$name"; fi
-}
+# tmp, pids, cleanup and the t_* reporting of the other tests.
+. "$(dirname "$0")/dumplib.sh"
 
 # start_stub NAME ARGS...: the stub on 127.0.0.1:0 serving $tmp/map;
 # sets stub_pid and stub_port; counts go to $tmp/NAME.counts.
@@ -347,5 +320,4 @@ for f in "$tmp"/*.err; do
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+t_summary
