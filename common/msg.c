@@ -303,6 +303,70 @@ put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
 	}
 }
 
+static bool
+rec_has_ops(const struct msg_rec *r)
+{
+	return r->ops != NULL && !mdops_is_zero(r->ops);
+}
+
+/*
+ * The metadata-op section, after the groups, only when some record has
+ * counts: the names of the ops used, in mdops.h order, then the records
+ * that have counts, by their position in the SWEEP (s: encoding order).
+ */
+static void
+put_ops(struct wbuf *w, const struct msg_rec *recs, const struct sort_rec *s,
+    size_t n)
+{
+	int slot[MDOPS_N];
+	uint64_t used = 0, nops = 0, prev = 0;
+	unsigned k = 0, op;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct msg_rec *r = &recs[s[i].idx];
+
+		if (!rec_has_ops(r))
+			continue;
+		nops++;
+		for (op = 0; op < MDOPS_N; op++) {
+			if (r->ops->v[op] != 0)
+				used |= (uint64_t)1 << op;
+		}
+	}
+	if (nops == 0)
+		return;
+	for (op = 0; op < MDOPS_N; op++) {
+		slot[op] = -1;
+		if ((used & ((uint64_t)1 << op)) != 0)
+			slot[op] = (int)k++;
+	}
+	(void)wbuf_put_varint(w, k);
+	for (op = 0; op < MDOPS_N; op++) {
+		if (slot[op] >= 0)
+			(void)wbuf_put_str8(w, mdops_name(op));
+	}
+	(void)wbuf_put_varint(w, nops);
+	for (i = 0; i < n; i++) {
+		const struct msg_rec *r = &recs[s[i].idx];
+		uint64_t bits = 0;
+
+		if (!rec_has_ops(r))
+			continue;
+		for (op = 0; op < MDOPS_N; op++) {
+			if (r->ops->v[op] != 0)
+				bits |= (uint64_t)1 << slot[op];
+		}
+		(void)wbuf_put_varint(w, i - prev);
+		prev = i;
+		(void)wbuf_put_varint(w, bits);
+		for (op = 0; op < MDOPS_N; op++) {
+			if (r->ops->v[op] != 0)
+				(void)wbuf_put_varint(w, r->ops->v[op]);
+		}
+	}
+}
+
 /* The spans of r the encoder will send are all in 0..2^63-1. */
 static bool
 rec_spans_ok(const struct msg_rec *r)
@@ -374,6 +438,8 @@ msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
 		for (size_t k = i; k < j; k++)
 			put_record(w, h, &recs[s[k].idx], &s[k], &prev);
 	}
+	if (h->ops)
+		put_ops(w, recs, s, n);
 	rc = wbuf_status(w);
 out:
 	free(s);
@@ -507,18 +573,104 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	return 0;
 }
 
+/* Reads the metadata-op section alongside the records. */
+struct ops_reader {
+	struct rbuf r;
+	int map[MSG_OPS_MAX]; /* section name index -> enum mdops_op, -1 */
+	unsigned k;           /* names */
+	uint64_t left;        /* op records not read yet */
+	uint64_t next;        /* record index of the next one, if left */
+};
+
+/* The op record count, and where the first op record goes. */
+static int
+ops_next(struct ops_reader *o, uint64_t nrecs, bool first, struct lh_err *err)
+{
+	uint64_t gap;
+
+	if (o->left == 0)
+		return 0;
+	if (rbuf_get_varint(&o->r, &gap) < 0 || (gap == 0 && !first) ||
+	    gap >= nrecs || (first ? gap : o->next + gap) >= nrecs)
+		return BAD(err, "SWEEP: bad op record index");
+	o->next = first ? gap : o->next + gap;
+	return 0;
+}
+
+/* The section's names and op record count: p/n is what follows the
+ * groups, nrecs the records of the SWEEP. */
+static int
+ops_begin(struct ops_reader *o, const uint8_t *p, size_t n, uint64_t nrecs,
+    struct lh_err *err)
+{
+	uint64_t k;
+	unsigned i, j;
+
+	rbuf_init(&o->r, p, n);
+	if (rbuf_get_varint(&o->r, &k) < 0 || k == 0 || k > MSG_OPS_MAX)
+		return BAD(err, "SWEEP: bad op name count");
+	o->k = (unsigned)k;
+	for (i = 0; i < o->k; i++) {
+		char name[MSG_OP_NAME_MAX];
+		struct rbuf dup;
+
+		if (get_name(&o->r, name, sizeof(name)) < 0)
+			return BAD(err, "SWEEP: bad op name");
+		o->map[i] = mdops_lookup(name);
+		/* Distinct names: read the earlier ones again. */
+		rbuf_init(&dup, p, n);
+		(void)rbuf_get_varint(&dup, &k);
+		for (j = 0; j < i; j++) {
+			char seen[MSG_OP_NAME_MAX];
+
+			(void)rbuf_get_str8(&dup, seen, sizeof(seen));
+			if (strcmp(seen, name) == 0)
+				return BAD(err, "SWEEP: op name repeated");
+		}
+	}
+	if (rbuf_get_varint(&o->r, &o->left) < 0 || o->left == 0 ||
+	    o->left > nrecs)
+		return BAD(err, "SWEEP: bad op record count");
+	return ops_next(o, nrecs, true, err);
+}
+
+/* The op record of the record o->next, into *ret. */
+static int
+ops_take(struct ops_reader *o, uint64_t nrecs, struct mdops *ret,
+    struct lh_err *err)
+{
+	uint64_t bits, v;
+	unsigned i;
+
+	memset(ret, 0, sizeof(*ret));
+	if (rbuf_get_varint(&o->r, &bits) < 0 || bits == 0 ||
+	    (o->k < 64 && (bits >> o->k) != 0))
+		return BAD(err, "SWEEP: bad op mask");
+	for (i = 0; i < o->k; i++) {
+		if ((bits & ((uint64_t)1 << i)) == 0)
+			continue;
+		if (rbuf_get_varint(&o->r, &v) < 0 || v == 0)
+			return BAD(err, "SWEEP: bad op count");
+		if (o->map[i] >= 0)
+			ret->v[o->map[i]] = v;
+	}
+	o->left--;
+	return ops_next(o, nrecs, false, err);
+}
+
 static int
 sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
-    void *arg, struct lh_err *err)
+    void *arg, size_t *ops_off, struct lh_err *err)
 {
-	uint64_t nfs, ngroups, g;
+	uint64_t nfs, ngroups, g, nrecs = 0;
+	struct ops_reader ops;
 	char nid[NID_STR_MAX];
+	struct mdops opv;
 	struct rbuf r;
 	unsigned i;
 	int rc;
 
 	rbuf_init(&r, p, n);
-	h->nrecs = 0;
 	if (rbuf_get_be64(&r, &h->batch) < 0 ||
 	    rbuf_get_be64(&r, &h->first_sweep) < 0 ||
 	    rbuf_get_be64(&r, &h->start_ns) < 0 ||
@@ -535,6 +687,16 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 	}
 	if (rbuf_get_varint(&r, &ngroups) < 0 || ngroups > r.len)
 		return BAD(err, "SWEEP: bad group count");
+	/* The callback pass knows from the checking pass where the op
+	 * section starts, and reads it alongside the records. */
+	ops.left = 0;
+	if (cb != NULL && h->ops) {
+		rc = ops_begin(&ops, p + *ops_off, n - *ops_off, h->nrecs, err);
+		if (rc < 0)
+			return rc;
+		nrecs = h->nrecs;
+	}
+	h->nrecs = 0;
 	char prev_net[NID_NET_MAX] = "";
 	uint64_t prev_fs = 0;
 	uint8_t prev_kind = 0;
@@ -572,6 +734,13 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 			if (rc < 0)
 				return rc;
 			rec.fs = (uint16_t)fs;
+			rec.ops = NULL;
+			if (ops.left > 0 && ops.next == h->nrecs) {
+				rc = ops_take(&ops, nrecs, &opv, err);
+				if (rc < 0)
+					return rc;
+				rec.ops = &opv;
+			}
 			h->nrecs++;
 			if (cb != NULL) {
 				rc = cb(arg, h, &rec);
@@ -580,21 +749,34 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 			}
 		}
 	}
-	return done(&r, err, "SWEEP");
+	if (cb != NULL)
+		return 0;
+	/* The checking pass: an op section, if bytes are left. */
+	h->ops = r.len > 0;
+	*ops_off = n - r.len;
+	if (!h->ops)
+		return 0;
+	rc = ops_begin(&ops, r.p, r.len, h->nrecs, err);
+	while (rc == 0 && ops.left > 0)
+		rc = ops_take(&ops, h->nrecs, &opv, err);
+	if (rc < 0)
+		return rc;
+	return done(&ops.r, err, "SWEEP");
 }
 
 int
 msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
     void *arg, struct lh_err *err)
 {
+	size_t ops_off = 0;
 	int rc;
 
 	/* Check the whole payload before the first record is handed out, so
 	 * that a malformed SWEEP is refused whole, never half-counted. */
-	rc = sweep_pass(h, p, n, NULL, NULL, err);
+	rc = sweep_pass(h, p, n, NULL, NULL, &ops_off, err);
 	if (rc < 0 || cb == NULL)
 		return rc;
-	return sweep_pass(h, p, n, cb, arg, err);
+	return sweep_pass(h, p, n, cb, arg, &ops_off, err);
 }
 
 int

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "iocount.h"
+#include "mdops.h"
 #include "nid.h"
 
 struct wbuf;
@@ -29,6 +30,8 @@ struct lh_err;
 #define MSG_SWEEP_FS_MAX  64  /* filesystems in one SWEEP */
 #define MSG_BYE_TEXT_MAX  128
 #define MSG_NCOUNTERS     6 /* counters of a SWEEP record (struct iocount) */
+#define MSG_OPS_MAX       64 /* names in a SWEEP's metadata-op section */
+#define MSG_OP_NAME_MAX   32 /* an op name, NUL included */
 
 /* Roles, as HELLO and CHALLENGE carry them. */
 enum msg_role {
@@ -39,6 +42,7 @@ enum msg_role {
 
 /* Capability bits (HELLO and CHALLENGE): what the sender understands. */
 #define MSG_CAP_SWEEP 0x1u /* per-(fs, NID) SWEEP, version 1 */
+#define MSG_CAP_MDOPS 0x2u /* the SWEEP's metadata-op section (4.4) */
 
 struct msg_challenge {
 	uint8_t nonce[MSG_NONCE_LEN];
@@ -94,6 +98,10 @@ struct msg_sweep {
 	uint64_t span_us;     /* default span of a record, microseconds */
 	uint16_t nfs;
 	char fs[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
+	/* Encoder: add the metadata-op section when a record has counts;
+	 * only for a receiver whose CHALLENGE has MSG_CAP_MDOPS.  Decoder:
+	 * the section was there. */
+	bool ops;
 	uint32_t nrecs; /* filled by the decoder */
 };
 
@@ -114,6 +122,13 @@ struct msg_rec {
 	 */
 	uint64_t cspan_us[MSG_NCOUNTERS];
 	bool has_cspan; /* decoder: bit 7 was set; the encoder ignores it */
+	/*
+	 * Per-operation metadata counts (mdops.h), or NULL: none.  Their
+	 * rates share the span of mds_ops (cspan_us[5]).  Encoder: borrowed,
+	 * sent only with msg_sweep.ops; decoder: valid during the call, ops
+	 * the decoder does not know by name left out.
+	 */
+	const struct mdops *ops;
 };
 
 int msg_challenge_encode(struct wbuf *w, const struct msg_challenge *m);

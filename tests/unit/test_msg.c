@@ -417,6 +417,7 @@ struct got_rec {
 	uint64_t span_us;
 	uint64_t cspan_us[MSG_NCOUNTERS];
 	bool has_cspan;
+	struct mdops ops; /* zeros: none */
 };
 
 struct got {
@@ -446,6 +447,11 @@ collect_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	gr->span_us = r->span_us;
 	memcpy(gr->cspan_us, r->cspan_us, sizeof(gr->cspan_us));
 	gr->has_cspan = r->has_cspan;
+	memset(&gr->ops, 0, sizeof(gr->ops));
+	if (r->ops != NULL) {
+		ck_assert(!mdops_is_zero(r->ops));
+		gr->ops = *r->ops;
+	}
 	if (g->stop_at > 0 && (size_t)g->stop_at == g->n)
 		return 99;
 	return 0;
@@ -493,7 +499,8 @@ expect_cspans(const struct msg_rec *r, struct got_rec *g)
 }
 
 static void
-got_from_recs(struct got *g, const struct msg_rec *recs, size_t n)
+got_from_recs(struct got *g, const struct msg_rec *recs, size_t n,
+    bool with_ops)
 {
 	size_t i;
 
@@ -506,6 +513,8 @@ got_from_recs(struct got *g, const struct msg_rec *recs, size_t n)
 		g->r[i].d = recs[i].d;
 		g->r[i].span_us = recs[i].span_us;
 		expect_cspans(&recs[i], &g->r[i]);
+		if (recs[i].ops != NULL && with_ops)
+			g->r[i].ops = *recs[i].ops;
 	}
 	g->n = g->cap = n;
 }
@@ -533,6 +542,8 @@ assert_same_records(struct got *want, struct got *got)
 		    "record %zu (%s): span %llu, expected %llu", i, a->nid,
 		    (unsigned long long)b->span_us,
 		    (unsigned long long)a->span_us);
+		ck_assert_msg(memcmp(&a->ops, &b->ops, sizeof(a->ops)) == 0,
+		    "record %zu (%s): metadata ops differ", i, a->nid);
 		ck_assert_msg(a->has_cspan == b->has_cspan,
 		    "record %zu (%s): has_cspan %d, expected %d", i, a->nid,
 		    b->has_cspan, a->has_cspan);
@@ -565,28 +576,28 @@ fill_sweep_hdr(struct msg_sweep *h, size_t nfs)
 /* Records over several filesystems and networks. */
 static const struct msg_rec mixed_recs[] = {
     {0, "10.1.2.3@o2ib", {104857600, 52428800, 100, 50, 1150, 0}, 0, {0},
-        false},
-    {0, "10.1.2.4@o2ib", {1, 2, 3, 4, 5, 6}, 0, {0}, false},
-    {0, "10.1.2.200@o2ib", {0, 0, 0, 0, 0, 0}, 0, {0}, false},
-    {0, "10.2.0.1@o2ib2", {0, 4096, 0, 1, 1, 0}, 0, {0}, false},
-    {0, "192.168.0.4@tcp102", {10, 20, 30, 40, 50, 60}, 0, {0}, false},
+        false, NULL},
+    {0, "10.1.2.4@o2ib", {1, 2, 3, 4, 5, 6}, 0, {0}, false, NULL},
+    {0, "10.1.2.200@o2ib", {0, 0, 0, 0, 0, 0}, 0, {0}, false, NULL},
+    {0, "10.2.0.1@o2ib2", {0, 4096, 0, 1, 1, 0}, 0, {0}, false, NULL},
+    {0, "192.168.0.4@tcp102", {10, 20, 30, 40, 50, 60}, 0, {0}, false, NULL},
     {0, "27@gni",
         {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
             UINT64_MAX},
-        0, {0}, false},
-    {0, "4294967295@gni", {1, 0, 1, 0, 1, 0}, 0, {0}, false},
-    {0, "0@gni", {0, 1, 0, 1, 0, 1}, 0, {0}, false},
-    {0, "2001:db8:10::17@tcp", {7, 7, 7, 7, 7, 7}, 0, {0}, false},
-    {0, "::1@tcp", {8, 8, 8, 8, 8, 8}, 0, {0}, false},
-    {0, "010.1.2.3@o2ib", {9, 9, 9, 9, 9, 9}, 0, {0}, false},
-    {0, "weird<x>@<1:2>", {1, 1, 1, 1, 1, 1}, 0, {0}, false},
-    {1, "10.1.2.3@o2ib", {5, 6, 7, 8, 9, 10}, 4000000, {0}, false},
-    {1, "10.1.2.4@o2ib", {0, 0, 0, 0, 0, 0}, UINT32_MAX, {0}, false},
-    {1, "27@gni", {1ull << 63, 1ull << 62, 1, 2, 3, 4}, 1, {0}, false},
-    {2, "192.168.0.4@tcp102", {0, 0, 0, 0, 0, 1}, 0, {0}, false},
+        0, {0}, false, NULL},
+    {0, "4294967295@gni", {1, 0, 1, 0, 1, 0}, 0, {0}, false, NULL},
+    {0, "0@gni", {0, 1, 0, 1, 0, 1}, 0, {0}, false, NULL},
+    {0, "2001:db8:10::17@tcp", {7, 7, 7, 7, 7, 7}, 0, {0}, false, NULL},
+    {0, "::1@tcp", {8, 8, 8, 8, 8, 8}, 0, {0}, false, NULL},
+    {0, "010.1.2.3@o2ib", {9, 9, 9, 9, 9, 9}, 0, {0}, false, NULL},
+    {0, "weird<x>@<1:2>", {1, 1, 1, 1, 1, 1}, 0, {0}, false, NULL},
+    {1, "10.1.2.3@o2ib", {5, 6, 7, 8, 9, 10}, 4000000, {0}, false, NULL},
+    {1, "10.1.2.4@o2ib", {0, 0, 0, 0, 0, 0}, UINT32_MAX, {0}, false, NULL},
+    {1, "27@gni", {1ull << 63, 1ull << 62, 1, 2, 3, 4}, 1, {0}, false, NULL},
+    {2, "192.168.0.4@tcp102", {0, 0, 0, 0, 0, 1}, 0, {0}, false, NULL},
     {2, "2001:db8:10::17@tcp", {UINT64_MAX, 0, 0, 0, 0, 0}, 20000000, {0},
-        false},
-    {3, "10.1.2.3@o2ib", {3, 3, 3, 3, 3, 3}, 0, {0}, false},
+        false, NULL},
+    {3, "10.1.2.3@o2ib", {3, 3, 3, 3, 3, 3}, 0, {0}, false, NULL},
 };
 
 /* Encode recs (a copy: the encoder sorts), decode, compare. */
@@ -603,7 +614,7 @@ sweep_round_trip(const char *what, const struct msg_sweep *h,
 	ck_assert_ptr_nonnull(recs);
 	if (n > 0)
 		memcpy(recs, src, n * sizeof(*recs));
-	got_from_recs(&want, src, n);
+	got_from_recs(&want, src, n, h->ops);
 	ck_assert_msg(msg_sweep_encode(w, h, recs, n) == 0, "%s: encode", what);
 	memset(&got, 0, sizeof(got));
 	memset(&d, 0x5a, sizeof(d));
@@ -803,28 +814,28 @@ static const struct msg_rec cspan_recs[] = {
     /* every counter, adjustments up, down, none (0 and explicit), to 1
      * and to 2^63-1 */
     {0, "10.1.2.3@o2ib", {104857600, 52428800, 100, 50, 1150, 7}, 0,
-        {10000100, 9999900, 0, 10000000, 1, I64MAX}, false},
+        {10000100, 9999900, 0, 10000000, 1, I64MAX}, false, NULL},
     /* absent counters' spans are ignored, present ones differ */
     {0, "10.1.2.4@o2ib", {0, 4096, 0, 1, 1, 0}, 0, {5, 9000000, 7, 0, 0, 8},
-        false},
+        false, NULL},
     /* every span equal to the record's (its own, not the header's) */
     {0, "10.1.2.5@o2ib", {1, 1, 1, 1, 1, 1}, 20000000,
-        {20000000, 20000000, 20000000, 20000000, 20000000, 20000000}, false},
+        {20000000, 20000000, 20000000, 20000000, 20000000, 20000000}, false, NULL},
     /* only an absent counter differs: no bit 7 */
-    {0, "10.1.2.6@o2ib", {1, 0, 0, 0, 0, 0}, 0, {0, 3, 3, 3, 3, 3}, false},
+    {0, "10.1.2.6@o2ib", {1, 0, 0, 0, 0, 0}, 0, {0, 3, 3, 3, 3, 3}, false, NULL},
     /* huge record span, huge negative adjustments */
     {0, "27@gni",
         {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
             UINT64_MAX},
-        I64MAX, {1, 0, I64MAX - 1, I64MAX, 2, 3}, false},
+        I64MAX, {1, 0, I64MAX - 1, I64MAX, 2, 3}, false, NULL},
     /* tiny record span, the largest positive adjustment */
-    {0, "28@gni", {0, 0, 0, 0, 0, 7}, 1, {0, 0, 0, 0, 0, I64MAX}, false},
+    {0, "28@gni", {0, 0, 0, 0, 0, 7}, 1, {0, 0, 0, 0, 0, I64MAX}, false, NULL},
     /* idle: nothing to carry a span */
-    {0, "29@gni", {0, 0, 0, 0, 0, 0}, 0, {1, 2, 3, 4, 5, 6}, false},
+    {0, "29@gni", {0, 0, 0, 0, 0, 0}, 0, {1, 2, 3, 4, 5, 6}, false, NULL},
     {1, "2001:db8::1@tcp", {1, 2, 3, 0, 0, 0}, 0, {0, 0, 20000000, 0, 0, 0},
-        false},
+        false, NULL},
     {1, "10.1.2.3@o2ib", {0, 0, 0, 0, 9, 0}, 4000000, {0, 0, 0, 0, 0, 0},
-        false},
+        false, NULL},
 };
 #define NCSPAN (sizeof(cspan_recs) / sizeof(cspan_recs[0]))
 
@@ -854,7 +865,7 @@ START_TEST(sweep_cspans)
 	fill_sweep_hdr(&h, 2);
 	h.span_us = hspans[_i];
 	recs = cspan_with_spans(&h);
-	got_from_recs(&want, recs, NCSPAN);
+	got_from_recs(&want, recs, NCSPAN, false);
 	for (i = 0; i < NCSPAN; i++)
 		with += want.r[i].has_cspan ? 1 : 0;
 	free(want.r);
@@ -1138,6 +1149,174 @@ START_TEST(sweep_size)
 }
 END_TEST
 
+
+/* ---- SWEEP metadata-op section ------------------------------------- */
+
+/* Records with metadata op counts: every op, large counts, the first
+ * and the last record of the encoding, and one whose counts are all 0
+ * (sent as none). */
+START_TEST(sweep_ops)
+{
+	static struct mdops all, some, zero;
+	struct msg_sweep h, d;
+	struct msg_rec *recs;
+	struct lh_err err;
+	struct wbuf w, plain;
+	struct got got;
+	size_t n, cut, i;
+	int rc;
+
+	for (i = 0; i < MDOPS_N; i++)
+		all.v[i] = i == MDOPS_GETATTR ? UINT64_MAX : 1000 + i;
+	some.v[MDOPS_OPEN] = 17;
+	some.v[MDOPS_CLOSE] = 16;
+	some.v[MDOPS_FALLOCATE] = 1;
+	fill_sweep_hdr(&h, 4);
+	recs = mixed_with_spans(&h, &n);
+	recs[0].ops = &some;      /* 10.1.2.3@o2ib of fs 0: first */
+	recs[5].ops = &all;       /* 27@gni */
+	recs[2].ops = &zero;      /* all zero: no op record */
+	recs[n - 1].ops = &all;   /* fs 3: last */
+	recs[n - 2].ops = &some;
+	wbuf_init(&plain, 0);
+	ck_assert_int_eq(msg_sweep_encode(&plain, &h, recs, n), 0);
+	wbuf_init(&w, 0);
+	h.ops = true;
+	sweep_round_trip("metadata ops", &h, recs, n, &w);
+	ck_assert_uint_gt(w.len, plain.len);
+	ck_assert_mem_eq(w.data, plain.data, plain.len);
+	(void)printf("SWEEP with metadata ops: %zu bytes, %zu without\n", w.len,
+	    plain.len);
+
+	/* Every cut fails but the one where the section starts: a SWEEP
+	 * without it (the frame's MAC covers the payload's length). */
+	for (cut = 0; cut <= w.len; cut++) {
+		uint8_t *buf = malloc(cut + 1);
+
+		ck_assert_ptr_nonnull(buf);
+		memcpy(buf, w.data, cut);
+		buf[cut] = 0;
+		lh_err_clear(&err);
+		rc = msg_sweep_decode(&d, buf, cut == w.len ? cut + 1 : cut,
+		    NULL, NULL, &err);
+		if (cut == plain.len) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert(!d.ops);
+		} else {
+			ck_assert_msg(rc == -EBADMSG, "cut to %zu of %zu: %d",
+			    cut, w.len, rc);
+			ck_assert(err.reason[0] != '\0');
+		}
+		free(buf);
+	}
+	ck_assert_int_eq(
+	    msg_sweep_decode(&d, w.data, w.len, NULL, NULL, NULL), 0);
+	ck_assert(d.ops);
+
+	/* No section when no record has counts. */
+	recs[0].ops = recs[5].ops = recs[n - 1].ops = recs[n - 2].ops = &zero;
+	wbuf_reset(&w);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, n), 0);
+	ck_assert_uint_eq(w.len, plain.len);
+	memset(&got, 0, sizeof(got));
+	ck_assert_int_eq(
+	    msg_sweep_decode(&d, w.data, w.len, collect_cb, &got, NULL), 0);
+	ck_assert(!d.ops);
+	free(got.r);
+	wbuf_free(&w);
+	wbuf_free(&plain);
+	free(recs);
+}
+END_TEST
+
+/* Hand-made op sections after a SWEEP of three records. */
+struct raw_ops {
+	const char *what;
+	bool ok;
+	size_t nb;
+	uint8_t b[48];
+	uint64_t want_open[3]; /* decoded "open" count per record */
+};
+
+static const struct raw_ops raw_ops[] = {
+    {"one op, one record", true, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1, 4},
+        {4, 0, 0}},
+    {"record 2", true, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 2, 1, 9},
+        {0, 0, 9}},
+    {"two records", true, 13, {1, 4, 'o', 'p', 'e', 'n', 2, 0, 1, 5, 2, 1, 6},
+        {5, 0, 6}},
+    {"an unknown op is skipped", true, 15,
+        {2, 3, 'f', 'o', 'o', 4, 'o', 'p', 'e', 'n', 1, 1, 3, 7, 8},
+        {0, 8, 0}},
+    {"no names", false, 3, {0, 1, 0}, {0}},
+    {"65 names", false, 1, {65}, {0}},
+    {"empty name", false, 5, {1, 0, 1, 0, 1}, {0}},
+    {"name with blank", false, 10, {1, 4, 'o', 'p', ' ', 'n', 1, 0, 1, 1},
+        {0}},
+    {"repeated name", false, 15,
+        {2, 4, 'o', 'p', 'e', 'n', 4, 'o', 'p', 'e', 'n', 1, 0, 1, 1}, {0}},
+    {"no op records", false, 7, {1, 4, 'o', 'p', 'e', 'n', 0}, {0}},
+    {"more op records than records", false, 7,
+        {1, 4, 'o', 'p', 'e', 'n', 4}, {0}},
+    {"index past the records", false, 10,
+        {1, 4, 'o', 'p', 'e', 'n', 1, 3, 1, 1}, {0}},
+    {"gap 0", false, 13, {1, 4, 'o', 'p', 'e', 'n', 2, 1, 1, 1, 0, 1, 1},
+        {0}},
+    {"gap past the records", false, 13,
+        {1, 4, 'o', 'p', 'e', 'n', 2, 1, 1, 1, 2, 1, 1}, {0}},
+    {"mask 0", false, 9, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 0}, {0}},
+    {"mask beyond the names", false, 10,
+        {1, 4, 'o', 'p', 'e', 'n', 1, 0, 3, 1}, {0}},
+    {"count 0", false, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1, 0}, {0}},
+    {"truncated count", false, 9, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1}, {0}},
+    {"fewer op records than said", false, 10,
+        {1, 4, 'o', 'p', 'e', 'n', 2, 0, 1, 5}, {0}},
+    {"trailing byte", false, 11, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1, 5, 0},
+        {0}},
+};
+
+START_TEST(sweep_ops_decode)
+{
+	const struct raw_ops *c = &raw_ops[_i];
+	static const struct msg_rec three[3] = {
+	    {0, "10.0.0.1@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
+	    {0, "10.0.0.2@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
+	    {0, "10.0.0.3@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
+	};
+	struct msg_rec recs[3];
+	struct msg_sweep h;
+	struct lh_err err;
+	struct got got;
+	struct wbuf w;
+	size_t i;
+	int rc;
+
+	memcpy(recs, three, sizeof(recs));
+	fill_sweep_hdr(&h, 1);
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, 3), 0);
+	(void)wbuf_put(&w, c->b, c->nb);
+	memset(&got, 0, sizeof(got));
+	lh_err_clear(&err);
+	rc = msg_sweep_decode(&h, w.data, w.len, collect_cb, &got, &err);
+	if (!c->ok) {
+		ck_assert_msg(rc == -EBADMSG, "%s: %d", c->what, rc);
+		ck_assert_msg(err.reason[0] != '\0', "%s: no reason", c->what);
+		ck_assert_uint_eq(got.n, 0);
+	} else {
+		ck_assert_msg(rc == 0, "%s: %s", c->what, err.reason);
+		ck_assert(h.ops);
+		ck_assert_uint_eq(got.n, 3);
+		for (i = 0; i < 3; i++)
+			ck_assert_msg(got.r[i].ops.v[MDOPS_OPEN] ==
+			        c->want_open[i],
+			    "%s: record %zu", c->what, i);
+	}
+	free(got.r);
+	wbuf_free(&w);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1165,6 +1344,9 @@ main(void)
 	tcase_add_loop_test(tc, sweep_cspan_decode, 0,
 	    sizeof(raw_recs) / sizeof(raw_recs[0]));
 	tcase_add_test(tc, sweep_size);
+	tcase_add_test(tc, sweep_ops);
+	tcase_add_loop_test(tc, sweep_ops_decode, 0,
+	    sizeof(raw_ops) / sizeof(raw_ops[0]));
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

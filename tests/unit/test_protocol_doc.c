@@ -113,9 +113,9 @@ START_TEST(worked_example)
 	int i, nrec = 0;
 	struct msg_rec recs[3] = {
 	    {0, "10.1.2.3@o2ib", {4194304, 1048576, 1, 1, 3, 0}, 20000000, {0},
-	        false},
-	    {0, "10.1.2.5@o2ib", {0, 0, 0, 0, 0, 0}, 20000000, {0}, false},
-	    {0, "27@gni", {0, 8388608, 0, 2, 2, 0}, 19999500, {0}, false},
+	        false, NULL},
+	    {0, "10.1.2.5@o2ib", {0, 0, 0, 0, 0, 0}, 20000000, {0}, false, NULL},
+	    {0, "27@gni", {0, 8388608, 0, 2, 2, 0}, 19999500, {0}, false, NULL},
 	};
 
 	doc_block(doc, "#### CHALLENGE", &chal);
