@@ -496,7 +496,10 @@ peer_challenge(struct receiver_peer *p)
 	if (rc < 0)
 		return rc;
 	c.time_ns = clock_realtime_ns();
-	c.caps = MSG_CAP_SWEEP;
+	/* Every receiver decodes the metadata-op section: the aggregator sums
+	 * it whether or not it emits per-op metrics (a reload may turn them
+	 * on), lharvest-dump prints it. */
+	c.caps = MSG_CAP_SWEEP | MSG_CAP_MDOPS;
 	c.role = r->conf.role;
 	(void)snprintf(c.name, sizeof(c.name), "%s", r->name);
 	wbuf_init(&w, r->conf.max_frame);
