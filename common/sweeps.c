@@ -23,6 +23,7 @@ struct sw_client {
 struct sw_acc {
 	uint32_t client;
 	uint32_t nsenders;
+	uint32_t ops; /* 1 + index into sw_sweep.ops; 0: none */
 	uint64_t d[SWEEPS_NCOUNTERS];
 	double r[SWEEPS_NCOUNTERS];
 };
@@ -31,6 +32,11 @@ struct sw_sweep {
 	uint64_t id; /* seconds */
 	struct sw_acc *acc;
 	size_t n, cap;
+	/* Metadata op sums, only for the clients that have some: most
+	 * clients of a filesystem never reach an MDT's per-op counters in a
+	 * sweep, and OST-only filesystems never do. */
+	struct sweeps_ops *ops;
+	size_t nops, opcap;
 	struct hindex index; /* by client id */
 	struct sweeps_ack *acks;
 	size_t nacks, acap;
@@ -193,6 +199,7 @@ sweeps_free(struct sweeps *s)
 		return;
 	for (i = 0; i < NRING; i++) {
 		free(s->ring[i].acc);
+		free(s->ring[i].ops);
 		free(s->ring[i].acks);
 		hindex_free(&s->ring[i].index);
 	}
@@ -303,6 +310,35 @@ struct add_ctx {
 	struct sw_sweep *w;
 };
 
+/* The record's metadata op counts, at the rate of its mds_ops span. */
+static int
+add_ops(struct add_ctx *c, struct sw_acc *a, const struct msg_rec *r)
+{
+	struct sw_sweep *w = c->w;
+	uint64_t span = r->cspan_us[SWEEPS_NCOUNTERS - 1];
+	struct sweeps_ops *o;
+	unsigned i;
+
+	if (a->ops == 0) {
+		o = grow(w->ops, &w->opcap, w->nops, sizeof(*w->ops));
+		if (o == NULL)
+			return -ENOMEM;
+		w->ops = o;
+		memset(&w->ops[w->nops], 0, sizeof(w->ops[0]));
+		a->ops = (uint32_t)++w->nops;
+	}
+	o = &w->ops[a->ops - 1];
+	if (span == 0)
+		span = (uint64_t)c->s->interval * 1000000u;
+	for (i = 0; i < MDOPS_N; i++) {
+		if (r->ops->v[i] == 0)
+			continue;
+		o->d.v[i] += r->ops->v[i];
+		o->rate[i] += (double)r->ops->v[i] * 1e6 / (double)span;
+	}
+	return 0;
+}
+
 static int
 add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 {
@@ -329,6 +365,8 @@ add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 			span = (uint64_t)c->s->interval * 1000000u;
 		a->r[i] += (double)v[i] * 1e6 / (double)span;
 	}
+	if (r->ops != NULL)
+		return add_ops(c, a, r);
 	return 0;
 }
 
@@ -520,6 +558,7 @@ emit(struct sweeps *s, const struct sw_sweep *w, sweeps_client_fn client_fn,
 		for (c = 0; c < SWEEPS_NCOUNTERS; c++)
 			out.rate[c] = a->r[c];
 		out.nsenders = a->nsenders;
+		out.ops = a->ops != 0 ? &w->ops[a->ops - 1] : NULL;
 		if (client_fn != NULL && rc == 0)
 			rc = client_fn(arg, &out);
 		for (f = 0; f < nsums; f++) {
@@ -534,6 +573,11 @@ emit(struct sweeps *s, const struct sw_sweep *w, sweeps_client_fn client_fn,
 		iocount_add(&sums[f].t.d, &out.d);
 		for (c = 0; c < SWEEPS_NCOUNTERS; c++)
 			sums[f].t.rate[c] += a->r[c];
+		if (out.ops != NULL) {
+			mdops_add(&sums[f].t.ops.d, &out.ops->d);
+			for (c = 0; c < MDOPS_N; c++)
+				sums[f].t.ops.rate[c] += out.ops->rate[c];
+		}
 		sums[f].t.nclients++;
 	}
 	for (f = 0; f < nsums && fs_fn != NULL && rc == 0; f++)
@@ -594,6 +638,7 @@ sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
 	memmove(&s->ring[0], &s->ring[1], SWEEPS_AHEAD * sizeof(s->ring[0]));
 	done.id = s->ring[SWEEPS_AHEAD - 1].id + s->interval;
 	done.n = 0;
+	done.nops = 0;
 	done.nacks = 0;
 	done.nlate = 0;
 	hindex_clear(&done.index);

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "iocount.h"
+#include "mdops.h"
 #include "msg.h"
 
 struct lh_err;
@@ -48,12 +49,20 @@ struct sweeps_conf {
 	size_t nexpected;
 };
 
+/* Per-operation metadata counts (mdops.h) of a client or a filesystem
+ * in a closed sweep: deltas, and rates over the span of mds_ops. */
+struct sweeps_ops {
+	struct mdops d;
+	double rate[MDOPS_N];
+};
+
 /* One (filesystem, client NID) of a closed sweep. */
 struct sweeps_client {
 	const char *fs;
 	const char *nid;
 	struct iocount d;              /* deltas, summed over senders */
 	double rate[SWEEPS_NCOUNTERS]; /* per second: sum of delta / span */
+	const struct sweeps_ops *ops;  /* NULL: no sender gave any */
 	unsigned nsenders;             /* batches that named it */
 };
 
@@ -62,6 +71,7 @@ struct sweeps_fs_total {
 	const char *fs;
 	struct iocount d;
 	double rate[SWEEPS_NCOUNTERS];
+	struct sweeps_ops ops; /* zeros when no client had any */
 	size_t nclients;
 };
 

@@ -369,6 +369,129 @@ START_TEST(expect_after_restart)
 }
 END_TEST
 
+
+/* One MDT record with metadata op counts: mds_ops over mds_span_us. */
+static int
+add_mdt(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
+    const char *nid, const struct mdops *ops, uint64_t mds_span_us)
+{
+	static const struct msg_sweep zero;
+	struct msg_sweep h = zero;
+	struct msg_rec mr[2];
+	struct lh_err err;
+	struct wbuf w;
+	unsigned i;
+	int rc;
+
+	h.batch = batch;
+	h.first_sweep = sweep;
+	h.start_ns = sweep * S;
+	h.span_us = 20000000;
+	h.nfs = 1;
+	h.ops = true;
+	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	memset(mr, 0, sizeof(mr));
+	mr[0].nid = nid;
+	mr[0].span_us = 20000000;
+	for (i = 0; i < MDOPS_N; i++)
+		mr[0].d.mds_ops += ops->v[i];
+	mr[0].d.mds_ops += 5; /* ops not broken down */
+	mr[0].cspan_us[5] = mds_span_us;
+	mr[0].ops = ops;
+	/* A client with no MDT activity in the same batch. */
+	mr[1].nid = "10.1.0.9@o2ib";
+	mr[1].span_us = 20000000;
+	mr[1].d.read_bytes = 4096;
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, mr, 2), 0);
+	rc = sweeps_add(s, sender, sweep, w.data, w.len, 0, 7, batch, &err);
+	wbuf_free(&w);
+	return rc;
+}
+
+struct seen_ops {
+	size_t nclients, nwith;
+	struct sweeps_ops client, total;
+};
+
+static int
+on_client_ops(void *arg, const struct sweeps_client *c)
+{
+	struct seen_ops *s = arg;
+
+	s->nclients++;
+	if (c->ops == NULL) {
+		ck_assert_str_eq(c->nid, "10.1.0.9@o2ib");
+		return 0;
+	}
+	ck_assert_str_eq(c->nid, "10.1.0.1@o2ib");
+	s->nwith++;
+	s->client = *c->ops;
+	return 0;
+}
+
+static int
+on_fs_ops(void *arg, const struct sweeps_fs_total *t)
+{
+	struct seen_ops *s = arg;
+
+	s->total = t->ops;
+	return 0;
+}
+
+/* Two MDSs (DNE) with different spans: each op's rate is the sum over
+ * them of delta / mds_ops span; a client without ops has none; the
+ * next sweep starts from nothing. */
+START_TEST(metadata_ops)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen_ops seen;
+	struct mdops a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.v[MDOPS_OPEN] = 200;
+	a.v[MDOPS_GETATTR] = 1000;
+	b.v[MDOPS_OPEN] = 100;
+	b.v[MDOPS_UNLINK] = 7;
+	ck_assert_int_eq(add_mdt(s, "mds1", T0, 1, "10.1.0.1@o2ib", &a,
+	                     20000000),
+	    SWEEPS_ON_TIME);
+	ck_assert_int_eq(add_mdt(s, "mds2", T0, 1, "10.1.0.1@o2ib", &b,
+	                     10000000),
+	    SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client_ops, on_fs_ops,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.nclients, 2);
+	ck_assert_uint_eq(seen.nwith, 1);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_OPEN], 300);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_GETATTR], 1000);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_UNLINK], 7);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_CLOSE], 0);
+	ck_assert(fabs(seen.client.rate[MDOPS_OPEN] - (10.0 + 10.0)) < 1e-9);
+	ck_assert(fabs(seen.client.rate[MDOPS_GETATTR] - 50.0) < 1e-9);
+	ck_assert(fabs(seen.client.rate[MDOPS_UNLINK] - 0.7) < 1e-9);
+	ck_assert(fabs(seen.total.rate[MDOPS_OPEN] - 20.0) < 1e-9);
+	ck_assert_uint_eq(seen.total.d.v[MDOPS_GETATTR], 1000);
+
+	/* The next sweep: one MDS only. */
+	ck_assert_int_eq(add_mdt(s, "mds1", T0 + IVL, 2, "10.1.0.1@o2ib", &b,
+	                     20000000),
+	    SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, on_client_ops,
+	                     on_fs_ops, &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_OPEN], 100);
+	ck_assert_uint_eq(seen.client.d.v[MDOPS_GETATTR], 0);
+	ck_assert(fabs(seen.client.rate[MDOPS_OPEN] - 5.0) < 1e-9);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -384,6 +507,7 @@ main(void)
 	tcase_add_test(tc, malformed_refused);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
+	tcase_add_test(tc, metadata_ops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(su, tc);
 	return tu_run(su);
