@@ -11,6 +11,7 @@
 #include <confuse.h>
 
 #include "config.h"
+#include "mdops.h"
 #include "err.h"
 
 /*
@@ -93,6 +94,29 @@ validate_filesystems(cfg_t *cfg, cfg_opt_t *opt)
 			cfg_error(cfg,
 			    "filesystems: '%s' is not a Lustre fsname "
 			    "(1-8 of A-Z a-z 0-9 _ -)",
+			    v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* metadata_ops: operation names of mdops.h, or "all". */
+static int
+validate_metadata_ops(cfg_t *cfg, cfg_opt_t *opt)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg_opt_size(opt); i++) {
+		const char *v = cfg_opt_getnstr(opt, i);
+
+		if (strcmp(v, "all") != 0 && mdops_lookup(v) < 0) {
+			cfg_error(cfg,
+			    "metadata_ops: '%s' is not a metadata operation "
+			    "(all, open, close, mknod, link, unlink, mkdir, "
+			    "rmdir, rename, getattr, setattr, getxattr, "
+			    "setxattr, statfs, sync, punch, migrate, "
+			    "fallocate)",
 			    v);
 			return -1;
 		}
@@ -389,6 +413,13 @@ fill_aggregator(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	c->dns = cfg_getbool(cfg, "dns") != cfg_false;
 	c->extra_metrics = cfg_getbool(cfg, "extra_metrics") != cfg_false;
+	for (i = 0; i < cfg_size(cfg, "metadata_ops"); i++) {
+		const char *op = cfg_getnstr(cfg, "metadata_ops", i);
+		int k = mdops_lookup(op);
+
+		c->metadata_ops |= k >= 0 ? (uint32_t)1 << k :
+		                            ((uint32_t)1 << MDOPS_N) - 1;
+	}
 	c->metadata_interval = (unsigned)cfg_getint(cfg, "metadata_interval");
 	/* Defaults that follow the interval: a sweep closes a quarter of an
 	 * interval after its boundary at the latest; gmond calls a metric
@@ -534,6 +565,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_INT("dmax", 0, CFGF_NONE),
 	    CFG_INT("metadata_interval", CONFIG_DEFAULT_META_IVL, CFGF_NONE),
 	    CFG_BOOL("extra_metrics", cfg_false, CFGF_NONE),
+	    CFG_STR_LIST("metadata_ops", no_filesystems, CFGF_NONE),
 	    CFG_STR("totals_host", CONFIG_DEFAULT_TOTALS_HOST, CFGF_NONE),
 	    CFG_SEC("filesystem", fs_opts, CFGF_MULTI | CFGF_TITLE),
 	    CFG_END(),
@@ -553,6 +585,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "role", validate_role);
 	(void)cfg_set_validate_func(cfg, "interval", validate_interval);
 	(void)cfg_set_validate_func(cfg, "filesystems", validate_filesystems);
+	(void)cfg_set_validate_func(cfg, "metadata_ops", validate_metadata_ops);
 	(void)cfg_set_validate_func(cfg, "server", validate_server);
 	(void)cfg_set_validate_func(cfg, "name", validate_name);
 	(void)cfg_set_validate_func(cfg, "lustre_root", validate_path);

@@ -10,6 +10,7 @@
 #define LH_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 struct lh_err;
@@ -71,6 +72,9 @@ struct lh_config {
 	unsigned tmax, dmax;        /* seconds, gmond's */
 	unsigned metadata_interval; /* seconds */
 	bool extra_metrics;
+	/* Metadata operations emitted as <prefix>_mds_<op>: bit i is
+	 * enum mdops_op i (metadata_ops key; "all" sets every bit). */
+	uint32_t metadata_ops;
 	char *totals_host;
 	struct lh_fs_prefix *prefixes;
 	size_t nprefixes;

@@ -23,6 +23,7 @@
 #include "keyfile.h"
 #include "ledger.h"
 #include "log.h"
+#include "mdops.h"
 #include "loop.h"
 #include "msg.h"
 #include "nid.h"
@@ -48,6 +49,7 @@ struct host_acc {
 	uint32_t ipnum;  /* that address, the smallest of its NIDs */
 	char fs[MSG_FS_MAX];
 	double rate[SWEEPS_NCOUNTERS];
+	double oprate[MDOPS_N]; /* metadata ops, per second */
 };
 
 /* A gatherer that missed sweeps: named once, then every ten minutes. */
@@ -201,6 +203,8 @@ on_client(void *arg, const struct sweeps_client *c)
 	}
 	for (i = 0; i < SWEEPS_NCOUNTERS; i++)
 		e->rate[i] += c->rate[i];
+	for (i = 0; i < MDOPS_N && c->ops != NULL; i++)
+		e->oprate[i] += c->ops->rate[i];
 	return 0;
 }
 
@@ -214,10 +218,31 @@ on_fs(void *arg, const struct sweeps_fs_total *t)
 	return 0;
 }
 
+/* The metadata_ops metrics of one filesystem of one host:
+ * <prefix>_mds_<op>, 0 when idle like the others. */
+static void
+put_ops(struct aggregator *a, const char *ip, const char *host,
+    const char *prefix, const double oprate[MDOPS_N], uint64_t now)
+{
+	char name[128];
+	unsigned i;
+
+	for (i = 0; i < MDOPS_N; i++) {
+		if ((a->cfg->metadata_ops & ((uint32_t)1 << i)) == 0)
+			continue;
+		(void)snprintf(name, sizeof(name), "%s_mds_%s", prefix,
+		    mdops_name(i));
+		if (a->sink != NULL)
+			(void)gsink_put(a->sink, ip, host, name, "ops/sec",
+			    oprate[i], now);
+	}
+}
+
 /* The metrics of one filesystem of one host. */
 static void
 put_host(struct aggregator *a, const char *ip, const char *host, const char *fs,
-    const double rate[SWEEPS_NCOUNTERS], uint64_t now)
+    const double rate[SWEEPS_NCOUNTERS], const double oprate[MDOPS_N],
+    uint64_t now)
 {
 	static const struct {
 		const char *suffix, *units;
@@ -244,6 +269,7 @@ put_host(struct aggregator *a, const char *ip, const char *host, const char *fs,
 			(void)gsink_put(a->sink, ip, host, name, m[i].units,
 			    rate[m[i].counter], now);
 	}
+	put_ops(a, ip, host, prefix, oprate, now);
 }
 
 static void
@@ -414,11 +440,12 @@ put_all(struct aggregator *a)
 		const struct host_acc *e = &a->hacc[i];
 
 		put_host(a, e->ip[0] != '\0' ? e->ip : e->host, e->host, e->fs,
-		    e->rate, mono);
+		    e->rate, e->oprate, mono);
 	}
 	for (i = 0; i < a->ntotals; i++)
 		put_host(a, a->cfg->totals_host, a->cfg->totals_host,
-		    a->totals[i].fs, a->totals[i].rate, mono);
+		    a->totals[i].fs, a->totals[i].rate, a->totals[i].ops.rate,
+		    mono);
 	flush_sink(a);
 }
 

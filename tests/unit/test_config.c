@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "mdops.h"
 #include "err.h"
 #include "testutil.h"
 
@@ -94,6 +95,7 @@ START_TEST(aggregator_values)
 	    "rewrite = {\"s/-ib$//\"}\ndns = no\n"
 	    "dns_servers = {\"127.0.0.1:5353\"}\n"
 	    "gatherers = {\"oss1\", \"mds1\"}\n"
+	    "metadata_ops = {\"open\", \"close\", \"fallocate\"}\n"
 	    "filesystem \"scratch\" { metric_prefix = \"vu_short\" }\n"
 	    "filesystem \"home\" { }\n");
 
@@ -112,6 +114,15 @@ START_TEST(aggregator_values)
 	ck_assert_str_eq(config_metric_prefix(c, "other"), "other");
 	ck_assert_uint_eq(c->tmax, 60);
 	ck_assert_uint_eq(c->dmax, 600);
+	ck_assert_uint_eq(c->metadata_ops, (1u << MDOPS_OPEN) |
+	        (1u << MDOPS_CLOSE) | (1u << MDOPS_FALLOCATE));
+	config_free(c);
+	(void)unlink(p);
+
+	p = write_conf("role = \"aggregator\"\nmetadata_ops = {\"getattr\", "
+	               "\"all\"}\n");
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_uint_eq(c->metadata_ops, (1u << MDOPS_N) - 1);
 	config_free(c);
 	(void)unlink(p);
 
@@ -125,6 +136,7 @@ START_TEST(aggregator_values)
 	ck_assert_uint_eq(c->listen_port, 8022);
 	ck_assert_ptr_null(c->hosts_file);
 	ck_assert(c->dns);
+	ck_assert_uint_eq(c->metadata_ops, 0);
 	config_free(c);
 	(void)unlink(p);
 }
@@ -159,6 +171,8 @@ static const struct {
     {"name = \"oss 1\"\n",
         "1: name: 'oss 1' is not 1-63 printable characters without blanks"},
     {"interval = \"x\"\n", "1: invalid integer value for option 'interval'"},
+    {"\nmetadata_ops = {\"open\", \"lookup\"}\n",
+        "2: metadata_ops: 'lookup' is not a metadata operation (all, open,"},
 };
 
 START_TEST(bad_configs)
