@@ -37,6 +37,9 @@ SCENARIOS = os.path.join(HERE, "scenarios")
 SIM = os.path.join(HERE, "lustresim.py")
 NS = 10 ** 9
 FIELDS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "oss_ops", "mds_ops")
+MDT_OPS = ("open", "close", "mknod", "link", "unlink", "mkdir", "rmdir", "rename",
+           "getattr", "setattr", "getxattr", "setxattr", "statfs", "sync", "punch",
+           "migrate", "fallocate")
 
 
 # ---------------------------------------------------------------- helpers
@@ -119,6 +122,33 @@ def recompute_expected(server_root):
         for k, x in lharvestd_values(ttype, lines).items():
             acc[k] += x
     return rows
+
+
+MDT_STATS_RE = re.compile(r"^[^/]+/(?:proc/fs/lustre|sys/kernel/debug/lustre)/mdt/"
+                          r"([^/]+)-MDT[0-9a-f]{4}/exports/([^/]+)/stats$")
+
+
+def mdt_op_counts(snap):
+    """{(fs, nid): {op: samples}} from a snapshot(): the MDT_OPS lines of the
+    MDT client exports (not 0@lo, not a *_UUID uuid), first line of a name
+    only, summed over the MDTs of the fs."""
+    out = {}
+    for path, text in snap.items():
+        m = MDT_STATS_RE.match(path)
+        if not m:
+            continue
+        uuids = snap[path[:-len("stats")] + "uuid"].split()
+        if m.group(2) == "0@lo" or any(u.endswith("_UUID") for u in uuids):
+            continue
+        acc = out.setdefault((m.group(1), m.group(2)), {})
+        seen = set()
+        for name, count, _unit, _vals, _ in parse(text)[1]:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in MDT_OPS:
+                acc[name] = acc.get(name, 0) + count
+    return out
 
 
 def load_expected(server_root):
@@ -492,6 +522,42 @@ class ScenarioEventTests(TmpDirCase):
                     checked += 1
         self.assertGreater(checked, 500)
 
+    def test_mdt_ops_deltas_equal_file_deltas_between_quiet_steps(self):
+        event_steps = {e["step"] for e in self.events}
+        files = [mdt_op_counts(snap) for snap in self.snaps]
+        checked = moved = 0
+        for k in range(1, len(self.truth)):
+            if k in event_steps:
+                continue
+            for key, row in self.truth[k].items():
+                if key not in self.truth[k - 1]:
+                    continue
+                prev = self.truth[k - 1][key]["mdt_ops"]
+                for op in MDT_OPS:
+                    d_file = files[k].get(key, {}).get(op, 0) - files[k - 1].get(key, {}).get(op, 0)
+                    d_truth = row["mdt_ops"].get(op, 0) - prev.get(op, 0)
+                    self.assertEqual(d_file, d_truth, (k, key, op))
+                    checked += 1
+                    moved += d_truth > 0
+        self.assertGreater(checked, 1500)
+        self.assertGreater(moved, 200)
+
+    def test_mdt_ops_within_mds_ops(self):
+        rows = [json.loads(x) for x in read(os.path.join(self.root, "truth.jsonl")).splitlines()]
+        self.assertEqual(len(rows), sum(len(t) for t in self.truth))
+        for r in rows + [r for t in self.truth for r in t.values()]:
+            ops = r["mdt_ops"]
+            self.assertEqual(list(ops), [op for op in MDT_OPS if op in ops], r)     # in order
+            self.assertTrue(all(isinstance(v, int) and v > 0 for v in ops.values()), r)
+            self.assertLessEqual(sum(ops.values()), r["mds_ops"], r)
+        for k in range(1, len(self.truth)):
+            for key, row in self.truth[k].items():
+                prev = self.truth[k - 1].get(key)
+                for op, v in (prev["mdt_ops"].items() if prev else ()):
+                    self.assertGreaterEqual(row["mdt_ops"].get(op, 0), v, (k, key, op))
+        self.assertEqual(self.truth[0][("scratch", "12@gni")]["mdt_ops"], {})         # idle profile
+        self.assertIn("rename", self.truth[5][("home", "10.1.0.2@o2ib")]["mdt_ops"])  # meta profile
+
     def test_fake_clock_snapshot_advances_by_period(self):
         for k in (1, 2, 5):
             for path, text in self.snaps[k].items():
@@ -638,6 +704,61 @@ class ConsistencyTests(TmpDirCase):
                     for f in FIELDS:
                         t[f] += r[f]
             self.assertEqual(tot, {key: {f: r[f] for f in FIELDS} for key, r in truth.items()})
+
+    def test_mdt_ops_equal_files_every_version(self):
+        # every one of the 17 ops requested, 2 MDTs, colocated (0@lo peers), no resets
+        for version in ("2.5", "2.10", "2.12", "2.15", "2.17"):
+            with self.subTest(version=version):
+                scn = scenario.normalise({
+                    "version": version, "seed": 3, "period": 5, "history": 600,
+                    "filesystems": [{"name": "fs1", "osts": 2, "mdts": 2}],
+                    "layout": {"colocate": True},
+                    "clients": [{"nid": "10.1.0.1@o2ib", "profile": "mixed"},
+                                {"nid": "10.1.0.2@o2ib", "phases": [
+                                    {"from_step": 0, "mds_ops": {op: 1.5 for op in MDT_OPS},
+                                     "oss_ops": {"getattr": 2, "statfs": 1, "punch": 1}}]},
+                                {"nid": "10.1.0.3@o2ib", "profile": "idle"}]})
+                root = os.path.join(self.tmp, version)
+                sim = new_sim(root, scn)
+                table = {c.name for c in get_profile(version).tables["mdt"]}
+                for _ in range(3):
+                    sim.run_step()
+                    _, truth = truth_latest(root)
+                    files = mdt_op_counts(snapshot(root, sim.servers))
+                    self.assertEqual({key: r["mdt_ops"] for key, r in truth.items()},
+                                     {key: files.get(key, {}) for key in truth})
+                    ops = truth[("fs1", "10.1.0.2@o2ib")]["mdt_ops"]
+                    self.assertEqual(set(ops), {op for op in MDT_OPS if op in table})
+                    self.assertEqual(truth[("fs1", "10.1.0.3@o2ib")]["mdt_ops"], {})
+                    for r in truth.values():
+                        self.assertLessEqual(sum(r["mdt_ops"].values()), r["mds_ops"])
+
+    def test_state_saved_before_mdt_ops_resumes(self):
+        scn = load_scenario("v2.10-colocated.json")
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        for root in (a, b):
+            sim = new_sim(root, scn)
+            sim.run_step()
+            if root == b:
+                for acc in sim.truth.values():
+                    del acc[len(FIELDS):]          # the 6-int truth lists of older states
+            sim.save()
+        for root in (a, b):
+            sim = Sim.load(root)
+            sim.run_step()
+            sim.save()
+            Sim.load(root).run_step()
+        (da, ta), (db, tb) = truth_latest(a), truth_latest(b)
+        self.assertEqual((da["step"], db["step"]), (2, 2))
+        self.assertEqual({k: {f: r[f] for f in FIELDS} for k, r in ta.items()},
+                         {k: {f: r[f] for f in FIELDS} for k, r in tb.items()})
+        self.assertTrue(any(r["mdt_ops"] for r in tb.values()))
+        for key, r in tb.items():
+            for op, v in r["mdt_ops"].items():
+                self.assertLess(v, ta[key]["mdt_ops"][op], (key, op))    # counted from the resume
+        for s in sim.servers:
+            self.assertEqual(read(os.path.join(a, s, "expected-once.jsonl")),
+                             read(os.path.join(b, s, "expected-once.jsonl")))
 
     def test_every_example_scenario_runs(self):
         for name in sorted(os.listdir(SCENARIOS)):

@@ -14,7 +14,9 @@ is lost or double counted between steps.
 Ground truth
 ------------
 Whenever an increment is applied to a client export's counter it is also
-added, with the lharvestd rules (formats.classify), to truth[(fs, nid)].
+added, with the lharvestd rules (formats.classify), to truth[(fs, nid)]:
+a list of formats.NACC ints, the six reported fields followed by the per-op
+MDT counts (formats.MDT_OPS).
 Resets/clears/failovers only zero the displayed counters, so the truth stays
 the cumulative "what the client really did" and is exactly consistent with
 what the files showed at each step.
@@ -257,6 +259,11 @@ class Sim:
 
     def __setstate__(self, d):
         self.__dict__.update(d)
+        # State saved before the per-op MDT counts had 6-int truth lists:
+        # their op counts start at 0 from here (deltas stay exact).
+        for acc in self.truth.values():
+            if len(acc) < formats.NACC:
+                acc.extend([0] * (formats.NACC - len(acc)))
         self._init_runtime()
 
     def _make_client(self, c):
@@ -766,7 +773,7 @@ class Sim:
         if not c.seen:
             c.seen = True
             for fs in c.fss:
-                self.truth.setdefault((fs, c.nid), [0] * 6)
+                self.truth.setdefault((fs, c.nid), [0] * formats.NACC)
         for tgt in self._client_targets(c):
             exp = tgt.exports.get(c.nid)
             if exp is None:
@@ -918,7 +925,7 @@ class Sim:
                 for i, v in enumerate(d):
                     acc[i] += v
             for key, acc in res["expected"].items():
-                tot = partial["rows"].setdefault(key, [0] * 6)
+                tot = partial["rows"].setdefault(key, [0] * formats.NACC)
                 for i, v in enumerate(acc):
                     tot[i] += v
             for tgt in g:
@@ -1049,7 +1056,7 @@ class Sim:
     # ------------------------------------------------------------ outputs
 
     def _expected_acc(self, targets):
-        """{(server, fs, nid): [6 values]}: current counters of the given
+        """{(server, fs, nid): [NACC values]}: current counters of the given
         targets' client exports with the lharvestd rules.  Peers are
         recognised the way a reader can: NID 0@lo, or a uuid file naming a
         server (`*_UUID`); stale dirs (empty uuid) count as clients.
@@ -1066,7 +1073,7 @@ class Sim:
                 key = (tgt.server, tgt.fs, nid)
                 acc = rows.get(key)
                 if acc is None:
-                    acc = rows[key] = [0] * 6
+                    acc = rows[key] = [0] * formats.NACC
                 for ckey, c in exp.ctr.items():
                     n = c[CNT]
                     if n:
@@ -1088,9 +1095,10 @@ class Sim:
         if partial is not None:
             for key, v in partial["rows"].items():
                 if key[0] == server:
-                    tot = rows.setdefault(key, [0] * 6)
+                    tot = rows.setdefault(key, [0] * formats.NACC)
                     for i, x in enumerate(v):
                         tot[i] += x
+        # zip() keeps the six fields only: no per-op counts in expected-once
         return [dict([("fs", fs), ("nid", nid)] + list(zip(formats.FIELDS, acc)))
                 for (_, fs, nid), acc in sorted(rows.items(), key=lambda kv: (kv[0][1].encode(), kv[0][2].encode()))]
 
@@ -1098,7 +1106,7 @@ class Sim:
         out = []
         for (fs, nid), acc in sorted(self.truth.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1].encode())):
             row = dict([("fs", fs), ("nid", nid), ("state", self.clients[nid].state)]
-                       + list(zip(formats.FIELDS, acc)))
+                       + list(zip(formats.FIELDS, acc)) + [("mdt_ops", formats.mdt_ops(acc))])
             out.append(row)
         return out
 

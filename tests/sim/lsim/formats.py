@@ -126,6 +126,16 @@ def counters_from_lines(profile, ttype, lines):
 FIELDS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "oss_ops", "mds_ops")
 F_RB, F_WB, F_RO, F_WO, F_OSS, F_MDS = range(6)
 
+# Per-operation metadata counts (MDT exports only): the samples of these
+# counter lines, each also part of mds_ops.  In an accumulator they follow
+# the six fields: MDT_OPS[i] is at index F_MDT_OP0 + i, NACC slots in all.
+MDT_OPS = ("open", "close", "mknod", "link", "unlink", "mkdir", "rmdir", "rename",
+           "getattr", "setattr", "getxattr", "setxattr", "statfs", "sync", "punch",
+           "migrate", "fallocate")
+F_MDT_OP0 = len(FIELDS)
+NACC = F_MDT_OP0 + len(MDT_OPS)
+_MDT_OP_FIELD = {name: F_MDT_OP0 + i for i, name in enumerate(MDT_OPS)}
+
 _OST_SKIP = frozenset(("ping", "read", "write", "preprw", "commitrw"))
 _MDT_SKIP = frozenset(("ping", "read", "write", "samedir_rename", "crossdir_rename",
                        "parallel_rename_file", "parallel_rename_dir",
@@ -133,7 +143,8 @@ _MDT_SKIP = frozenset(("ping", "read", "write", "samedir_rename", "crossdir_rena
 
 
 def classify(ttype, name):
-    """What one counter line contributes to the six reported values:
+    """What one counter line contributes to the six reported values and the
+    per-op MDT counts (accumulator indexes, see NACC):
     returns (fields incremented by the line's sample count,
              field incremented by its sum, or None)."""
     if name == "read_bytes":
@@ -142,12 +153,21 @@ def classify(ttype, name):
         return ((F_WO, F_OSS) if ttype == "ost" else (F_WO,)), F_WB
     if ttype == "ost":
         return ((), None) if name in _OST_SKIP else ((F_OSS,), None)
-    return ((), None) if name in _MDT_SKIP else ((F_MDS,), None)
+    if name in _MDT_SKIP:
+        return (), None
+    op = _MDT_OP_FIELD.get(name)
+    return ((F_MDS,) if op is None else (F_MDS, op)), None
+
+
+def mdt_ops(acc):
+    """{op name: count} of the non-zero per-op counts of an accumulator."""
+    return {name: acc[F_MDT_OP0 + i] for i, name in enumerate(MDT_OPS)
+            if acc[F_MDT_OP0 + i]}
 
 
 def add_lines(acc, ttype, lines):
-    """Add parsed/rendered lines [(name, count, sum)] to acc (list of 6 ints)
-    with the lharvestd rules; a repeated name counts only its first line."""
+    """Add parsed/rendered lines [(name, count, sum)] to acc (list of NACC
+    ints) with the lharvestd rules; a repeated name counts only its first line."""
     seen = set()
     for name, count, ssum in lines:
         if name in seen:
