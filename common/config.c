@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "mdops.h"
+#include "netroute.h"
 #include "err.h"
 
 /*
@@ -95,6 +96,26 @@ validate_filesystems(cfg_t *cfg, cfg_opt_t *opt)
 			    "filesystems: '%s' is not a Lustre fsname "
 			    "(1-8 of A-Z a-z 0-9 _ -)",
 			    v);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* route "name" { networks = {...} }: LNet network patterns. */
+static int
+validate_networks(cfg_t *cfg, cfg_opt_t *opt)
+{
+	struct lh_err e;
+	unsigned i;
+
+	if (cfg_opt_size(opt) == 0) {
+		cfg_error(cfg, "networks: at least one LNet network");
+		return -1;
+	}
+	for (i = 0; i < cfg_opt_size(opt); i++) {
+		if (netroute_pattern_check(cfg_opt_getnstr(opt, i), &e) < 0) {
+			cfg_error(cfg, "networks: %s", e.reason);
 			return -1;
 		}
 	}
@@ -417,15 +438,18 @@ fill_aggregator(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 		const char *op = cfg_getnstr(cfg, "metadata_ops", i);
 		int k = mdops_lookup(op);
 
-		c->metadata_ops |= k >= 0 ? (uint32_t)1 << k :
-		                            ((uint32_t)1 << MDOPS_N) - 1;
+		c->metadata_ops |=
+		    k >= 0 ? (uint32_t)1 << k : ((uint32_t)1 << MDOPS_N) - 1;
 	}
 	c->metadata_interval = (unsigned)cfg_getint(cfg, "metadata_interval");
 	/* Defaults that follow the interval: a sweep closes a quarter of an
 	 * interval after its boundary at the latest; gmond calls a metric
 	 * stale after tmax and deletes it after dmax. */
+	/* A relay closes earlier, so that what it sends on reaches the
+	 * clusters' aggregators before their own deadline (a quarter). */
 	if (deadline == 0)
-		c->deadline_ms = c->interval * 250;
+		c->deadline_ms =
+		    c->interval * (c->role == LH_ROLE_RELAY ? 125 : 250);
 	else if (deadline * 1000 >= (double)c->interval * 1000)
 		return lh_err_set(err, 0, -EINVAL,
 		    "%s: deadline: %g s is not below the interval (%u s)",
@@ -461,6 +485,82 @@ fill_aggregator(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 			return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+/* The relay's route sections: each names its networks and its
+ * downstream; no network may go to two routes. */
+static int
+fill_routes(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
+{
+	const char *dflt = cfg_getstr(cfg, "default_route");
+	unsigned n = cfg_size(cfg, "route"), i, j;
+	struct netroute *t;
+	struct lh_err e;
+	int rc = 0;
+
+	c->default_route = -1;
+	c->spoof = cfg_getbool(cfg, "spoof") != cfg_false;
+	if (n == 0 && c->role == LH_ROLE_RELAY)
+		return lh_err_set(err, 0, -EINVAL,
+		    "%s: a relay needs at least one route section", c->path);
+	if (n == 0)
+		return 0;
+	if (n > NETROUTE_MAX_ROUTES)
+		return lh_err_set(err, 0, -EINVAL, "%s: more than %d routes",
+		    c->path, NETROUTE_MAX_ROUTES);
+	c->routes = calloc(n, sizeof(*c->routes));
+	t = netroute_new();
+	if (c->routes == NULL || t == NULL) {
+		netroute_free(t);
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		cfg_t *sec = cfg_getnsec(cfg, "route", i);
+		struct lh_route *r = &c->routes[i];
+		const char *name = cfg_title(sec);
+		const char *server = cfg_getstr(sec, "server");
+
+		c->nroutes++;
+		if (name == NULL || !name_ok(name) || name[0] == '\0') {
+			rc = lh_err_set(err, 0, -EINVAL,
+			    "%s: route '%s': not 1-63 printable characters "
+			    "without blanks",
+			    c->path, name != NULL ? name : "");
+			break;
+		}
+		if (server[0] == '\0') {
+			rc = lh_err_set(err, 0, -EINVAL,
+			    "%s: route '%s': no server", c->path, name);
+			break;
+		}
+		if ((r->name = strdup(name)) == NULL ||
+		    split_host_port(server, &r->host, &r->port) < 0 ||
+		    fill_list(sec, "networks", &r->networks, &r->nnetworks) <
+		        0) {
+			rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
+			break;
+		}
+		if (r->nnetworks == 0) {
+			rc = lh_err_set(err, 0, -EINVAL,
+			    "%s: route '%s': no networks", c->path, name);
+			break;
+		}
+		for (j = 0; j < r->nnetworks; j++) {
+			if (netroute_add(t, i, r->networks[j], &e) < 0) {
+				rc = lh_err_set(err, 0, -EINVAL,
+				    "%s: route '%s': %s", c->path, name,
+				    e.reason);
+				break;
+			}
+		}
+		if (dflt[0] != '\0' && strcmp(dflt, name) == 0)
+			c->default_route = (int)i;
+	}
+	netroute_free(t);
+	if (rc == 0 && dflt[0] != '\0' && c->default_route < 0)
+		rc = lh_err_set(err, 0, -EINVAL,
+		    "%s: default_route: no route '%s'", c->path, dflt);
+	return rc;
 }
 
 static int
@@ -528,7 +628,7 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	rc = fill_aggregator(c, cfg, err);
 	if (rc < 0)
 		return rc;
-	return 0;
+	return fill_routes(c, cfg, err);
 }
 
 int
@@ -538,6 +638,11 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	char no_filesystems[] = "{}";
 	cfg_opt_t fs_opts[] = {
 	    CFG_STR("metric_prefix", "", CFGF_NONE),
+	    CFG_END(),
+	};
+	cfg_opt_t route_opts[] = {
+	    CFG_STR_LIST("networks", no_filesystems, CFGF_NONE),
+	    CFG_STR("server", "", CFGF_NONE),
 	    CFG_END(),
 	};
 	cfg_opt_t opts[] = {
@@ -568,6 +673,10 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_STR_LIST("metadata_ops", no_filesystems, CFGF_NONE),
 	    CFG_STR("totals_host", CONFIG_DEFAULT_TOTALS_HOST, CFGF_NONE),
 	    CFG_SEC("filesystem", fs_opts, CFGF_MULTI | CFGF_TITLE),
+	    CFG_SEC("route", route_opts,
+	        CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+	    CFG_STR("default_route", "", CFGF_NONE),
+	    CFG_BOOL("spoof", cfg_false, CFGF_NONE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -608,6 +717,8 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "totals_host", validate_name);
 	(void)cfg_set_validate_func(cfg, "filesystem|metric_prefix",
 	    validate_prefix);
+	(void)cfg_set_validate_func(cfg, "route|networks", validate_networks);
+	(void)cfg_set_validate_func(cfg, "route|server", validate_server);
 
 	parse_err = err;
 	errno = 0;
@@ -679,6 +790,12 @@ config_free(struct lh_config *c)
 		free(c->prefixes[i].prefix);
 	}
 	free(c->prefixes);
+	for (i = 0; i < c->nroutes; i++) {
+		free(c->routes[i].name);
+		free_list(c->routes[i].networks, c->routes[i].nnetworks);
+		free(c->routes[i].host);
+	}
+	free(c->routes);
 	free(c->listen_host);
 	free(c->gmond_conf);
 	free(c->hosts_file);

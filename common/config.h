@@ -33,6 +33,16 @@ enum lh_role {
 #define CONFIG_DEFAULT_META_IVL    60
 #define CONFIG_DEFAULT_TOTALS_HOST "lustre-totals"
 
+/* A relay's downstream: the aggregator (or relay) of one cluster, and
+ * the LNet networks of its clients (route sections, netroute.h). */
+struct lh_route {
+	char *name;
+	char **networks; /* patterns */
+	size_t nnetworks;
+	char *host;
+	unsigned port;
+};
+
 /* A filesystem's name in metric names (filesystem sections). */
 struct lh_fs_prefix {
 	char *fs;
@@ -78,6 +88,11 @@ struct lh_config {
 	char *totals_host;
 	struct lh_fs_prefix *prefixes;
 	size_t nprefixes;
+	/* Relay. */
+	struct lh_route *routes;
+	size_t nroutes;
+	int default_route; /* index into routes, -1: none */
+	bool spoof;        /* also spoof the site-wide view into gmond */
 };
 
 /*

@@ -114,8 +114,8 @@ START_TEST(aggregator_values)
 	ck_assert_str_eq(config_metric_prefix(c, "other"), "other");
 	ck_assert_uint_eq(c->tmax, 60);
 	ck_assert_uint_eq(c->dmax, 600);
-	ck_assert_uint_eq(c->metadata_ops, (1u << MDOPS_OPEN) |
-	        (1u << MDOPS_CLOSE) | (1u << MDOPS_FALLOCATE));
+	ck_assert_uint_eq(c->metadata_ops,
+	    (1u << MDOPS_OPEN) | (1u << MDOPS_CLOSE) | (1u << MDOPS_FALLOCATE));
 	config_free(c);
 	(void)unlink(p);
 
@@ -171,9 +171,51 @@ static const struct {
     {"name = \"oss 1\"\n",
         "1: name: 'oss 1' is not 1-63 printable characters without blanks"},
     {"interval = \"x\"\n", "1: invalid integer value for option 'interval'"},
+    {"role = \"relay\"\n", " a relay needs at least one route section"},
+    {"route \"a\" {\n networks = {\"o2ib\", \"o2ib-x\"}\n}\n",
+        "2: networks: 'o2ib-x' is not an LNet network pattern"},
+    {"route \"a\" { server = \"h\" }\n", " route 'a': no networks"},
+    {"route \"a\" { networks = {\"o2ib\"} }\n", " route 'a': no server"},
+    {"route \"a\" { networks = {\"o2ib\"} server = \"h:0\" }\n",
+        "1: server: 'h:0' is not host or host:port"},
+    {"route \"a\" { networks = {\"o2ib*\"} server = \"h\" }\n"
+     "route \"b\" { networks = {\"o2ib2\"} server = \"h\" }\n",
+        " route 'b': 'o2ib2' overlaps 'o2ib*' of another route"},
+    {"route \"a\" { networks = {\"o2ib\"} server = \"h\" }\n"
+     "default_route = \"b\"\n",
+        " default_route: no route 'b'"},
     {"\nmetadata_ops = {\"open\", \"lookup\"}\n",
         "2: metadata_ops: 'lookup' is not a metadata operation (all, open,"},
 };
+
+START_TEST(relay_values)
+{
+	struct lh_config *c = NULL;
+	const char *p =
+	    write_conf("role = \"relay\"\ninterval = 20\n"
+	               "route \"alpha\" {\n  networks = {\"o2ib\", \"o2ib1\"}\n"
+	               "  server = \"head-a:9022\"\n}\n"
+	               "route \"beta\" {\n  networks = {\"tcp[100-199]\"}\n"
+	               "  server = \"head-b\"\n}\n"
+	               "default_route = \"beta\"\nspoof = yes\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_int_eq(c->role, LH_ROLE_RELAY);
+	ck_assert_uint_eq(c->deadline_ms, 2500);
+	ck_assert_uint_eq(c->nroutes, 2);
+	ck_assert_str_eq(c->routes[0].name, "alpha");
+	ck_assert_uint_eq(c->routes[0].nnetworks, 2);
+	ck_assert_str_eq(c->routes[0].networks[1], "o2ib1");
+	ck_assert_str_eq(c->routes[0].host, "head-a");
+	ck_assert_uint_eq(c->routes[0].port, 9022);
+	ck_assert_str_eq(c->routes[1].host, "head-b");
+	ck_assert_uint_eq(c->routes[1].port, 8022);
+	ck_assert_int_eq(c->default_route, 1);
+	ck_assert(c->spoof);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
 
 START_TEST(bad_configs)
 {
@@ -212,6 +254,7 @@ main(void)
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, values);
 	tcase_add_test(tc, aggregator_values);
+	tcase_add_test(tc, relay_values);
 	tcase_add_loop_test(tc, bad_configs, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, missing_file);
 	suite_add_tcase(s, tc);
