@@ -7,13 +7,23 @@
  *   scope
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
  *     exports: count, then each: str8 nid, ino, u8 flags (bit 0 the uuid
- *     was read, bits 1-2 what it said), the six counters, samples,
- *     snapshot (ns), start (ns)
+ *     was read, bits 1-2 what it said, bit 3 the counters were read, bit
+ *     4 op counts follow), the six counters, samples, snapshot (ns),
+ *     start (ns), then with bit 4 the op counts read with them
  *   outbox: u8 1 if a batch is in flight, then that batch; the pending
  *     batch.  A batch: number, first sweep, last sweep, start (ns),
  *     records: count, then each: str8 fs, str8 nid, the six deltas, span,
- *     six counter spans (us)
+ *     six counter spans (us), op counts
  *   the SHA-256 of all of the above (32 bytes)
+ *
+ * Op counts: a mask of the ops that are not zero (bit i: enum mdops_op
+ * i), then those counts; a record without any has mask 0.  Bit 4 is set
+ * only on an MDT export whose op counts are known.
+ *
+ * Version 2 is version 3 without op counts (and without bit 4): it is
+ * still read, so that an upgrade keeps the deltas not yet acknowledged;
+ * its MDT exports' op counts are unknown, and their next op delta is a
+ * baseline rather than everything since the target started.
  */
 #include <sys/stat.h>
 
@@ -31,11 +41,14 @@
 #include "gtable.h"
 #include "hindex.h"
 #include "hmac.h"
+#include "mdops.h"
 #include "outbox.h"
 #include "wire.h"
 
 #define GSTATE_MAGIC   "LHGS"
-#define GSTATE_VERSION 2
+#define GSTATE_VERSION 3
+#define GSTATE_V2      2 /* no op counts */
+#define GSTATE_F_OPS   16u
 #define GSTATE_CHUNK   ((size_t)64 * 1024)
 #define GSTATE_MAX     ((size_t)1 << 30) /* far above 4 M exports */
 
@@ -92,6 +105,32 @@ put_counters(struct wbuf *w, const struct iocount *c)
 }
 
 static void
+put_ops(struct wbuf *w, const struct mdops *m)
+{
+	uint64_t mask = 0;
+	unsigned i;
+
+	for (i = 0; i < MDOPS_N; i++) {
+		if (m != NULL && m->v[i] != 0)
+			mask |= (uint64_t)1 << i;
+	}
+	(void)wbuf_put_varint(w, mask);
+	for (i = 0; i < MDOPS_N; i++) {
+		if ((mask & (uint64_t)1 << i) != 0)
+			(void)wbuf_put_varint(w, m->v[i]);
+	}
+}
+
+/* The op counts of an MDT export, when known. */
+static const struct mdops *
+export_ops(const struct gt_target *tg, const struct gt_export *e)
+{
+	if (tg->ops == NULL || !e->have || e->ops_unknown)
+		return NULL;
+	return &tg->ops[e - tg->exp];
+}
+
+static void
 put_target(struct gstate_out *o, const struct gtable *t,
     const struct gt_target *tg)
 {
@@ -106,6 +145,7 @@ put_target(struct gstate_out *o, const struct gtable *t,
 	(void)wbuf_put_varint(w, tg->nexp);
 	for (i = 0; i < tg->nexp; i++) {
 		const struct gt_export *e = &tg->exp[i];
+		const struct mdops *ops = export_ops(tg, e);
 
 		/* An export listed but never read has nothing to resume
 		 * from; it is written anyway (with zeros) so that it is not
@@ -114,11 +154,14 @@ put_target(struct gstate_out *o, const struct gtable *t,
 		(void)wbuf_put_varint(w, e->ino);
 		(void)wbuf_put_u8(w,
 		    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
-		        (e->have ? 8u : 0u)));
+		        (e->have ? 8u : 0u) |
+		        (ops != NULL ? GSTATE_F_OPS : 0u)));
 		put_counters(w, &e->prev.c);
 		(void)wbuf_put_varint(w, e->prev.samples);
 		(void)wbuf_put_varint(w, e->prev.snap_ns);
 		(void)wbuf_put_varint(w, e->prev.start_ns);
+		if (ops != NULL)
+			put_ops(w, ops);
 		out_maybe_flush(o);
 	}
 }
@@ -144,6 +187,7 @@ put_batch(struct gstate_out *o, const struct outbox_batch *b)
 		(void)wbuf_put_varint(w, r->span_us);
 		for (c = 0; c < GT_NCOUNTERS; c++)
 			(void)wbuf_put_varint(w, r->cspan_us[c]);
+		put_ops(w, r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL);
 		out_maybe_flush(o);
 	}
 }
@@ -267,13 +311,47 @@ get_counters(struct rbuf *r, struct iocount *c)
 	return 0;
 }
 
+/* Op counts as put_ops() wrote them: *ret_mask says whether any. */
 static int
-get_target(struct rbuf *r, struct gtable *t, struct lh_err *err)
+get_ops(struct rbuf *r, struct mdops *m, uint64_t *ret_mask)
+{
+	uint64_t mask;
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	if (rbuf_get_varint(r, &mask) < 0 || (mask >> MDOPS_N) != 0)
+		return -1;
+	for (i = 0; i < MDOPS_N; i++) {
+		if ((mask & (uint64_t)1 << i) == 0)
+			continue;
+		if (rbuf_get_varint(r, &m->v[i]) < 0 || m->v[i] == 0)
+			return -1;
+	}
+	*ret_mask = mask;
+	return 0;
+}
+
+/* An export's flags byte: what this version of the file may hold. */
+static bool
+export_flags_ok(uint8_t flags, uint32_t version, uint8_t kind)
+{
+	if ((flags >> 1 & 3u) > 2)
+		return false;
+	if ((flags & GSTATE_F_OPS) == 0)
+		return flags <= 15;
+	return version > GSTATE_V2 && flags <= 31 && (flags & 8u) != 0 &&
+	    kind == LH_TARGET_MDT;
+}
+
+static int
+get_target(struct rbuf *r, uint32_t version, struct gtable *t,
+    struct lh_err *err)
 {
 	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX], nid[NID_STR_MAX];
 	struct delta_sample prev;
+	struct mdops ops;
 	struct gt_target *tg;
-	uint64_t dev, ino, n, i;
+	uint64_t dev, ino, n, i, mask;
 	uint8_t kind, flags;
 
 	if (rbuf_get_str8(r, name, sizeof(name)) < 0 ||
@@ -301,11 +379,15 @@ get_target(struct rbuf *r, struct gtable *t, struct lh_err *err)
 		    rbuf_get_varint(r, &prev.snap_ns) < 0 ||
 		    rbuf_get_varint(r, &prev.start_ns) < 0)
 			return BAD(err, "export");
-		if (nid[0] == '\0' || flags > 15 || (flags >> 1 & 3u) > 2)
+		if (nid[0] == '\0' || !export_flags_ok(flags, version, kind))
 			return BAD(err, "export");
+		if ((flags & GSTATE_F_OPS) != 0 && get_ops(r, &ops, &mask) < 0)
+			return BAD(err, "export");
+		/* Without op counts an MDT export's are unknown (NULL). */
 		int rc = gtable_restore_export(t, tg, nid, ino,
 		    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
-		    (flags & 8u) != 0 ? &prev : NULL);
+		    (flags & 8u) != 0 ? &prev : NULL,
+		    (flags & GSTATE_F_OPS) != 0 ? &ops : NULL);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)
@@ -317,13 +399,14 @@ get_target(struct rbuf *r, struct gtable *t, struct lh_err *err)
 
 /* One saved batch, added to ob's pending batch. */
 static int
-get_batch(struct rbuf *r, struct outbox *ob, uint64_t *ret_batch,
-    struct lh_err *err)
+get_batch(struct rbuf *r, uint32_t version, struct outbox *ob,
+    uint64_t *ret_batch, struct lh_err *err)
 {
 	char fs[MSG_FS_MAX], nid[NID_STR_MAX];
-	uint64_t batch, first, last, start, n, i, span;
+	uint64_t batch, first, last, start, n, i, span, mask = 0;
 	uint64_t cspan[GT_NCOUNTERS];
 	struct iocount d;
+	struct mdops ops;
 	unsigned c;
 
 	if (rbuf_get_varint(r, &batch) < 0 || rbuf_get_varint(r, &first) < 0 ||
@@ -341,7 +424,10 @@ get_batch(struct rbuf *r, struct outbox *ob, uint64_t *ret_batch,
 			if (rbuf_get_varint(r, &cspan[c]) < 0)
 				return BAD(err, "record");
 		}
-		int rc = outbox_add(ob, fs, nid, &d, span, cspan, last, start);
+		if (version > GSTATE_V2 && get_ops(r, &ops, &mask) < 0)
+			return BAD(err, "record");
+		int rc = outbox_add(ob, fs, nid, &d, mask != 0 ? &ops : NULL,
+		    span, cspan, last, start);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)
@@ -376,10 +462,11 @@ gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
 	rbuf_init(&r, p, n - SHA256_LEN);
 	if (rbuf_get(&r, magic, 4) < 0 || memcmp(magic, GSTATE_MAGIC, 4) != 0)
 		return BAD(err, "not a gatherer state file");
-	if (rbuf_get_be32(&r, &version) < 0 || version != GSTATE_VERSION)
+	if (rbuf_get_be32(&r, &version) < 0 ||
+	    (version != GSTATE_VERSION && version != GSTATE_V2))
 		return lh_err_set(err, 0, -EBADMSG,
-		    "state format %u, this version reads %d", version,
-		    GSTATE_VERSION);
+		    "state format %u, this version reads %d and %d", version,
+		    GSTATE_V2, GSTATE_VERSION);
 	if (rbuf_get_be64(&r, &saved) < 0 ||
 	    rbuf_get_be64(&r, &last_sweep) < 0 ||
 	    rbuf_get_be64(&r, &last_batch) < 0 ||
@@ -389,21 +476,21 @@ gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
 	outbox_free(ob);
 	outbox_init(ob, last_batch);
 	for (i = 0; i < ntargets; i++) {
-		rc = get_target(&r, t, err);
+		rc = get_target(&r, version, t, err);
 		if (rc < 0)
 			return rc;
 	}
 	if (rbuf_get_u8(&r, &inflight) < 0 || inflight > 1)
 		return BAD(err, "outbox");
 	if (inflight) {
-		rc = get_batch(&r, ob, &batch, err);
+		rc = get_batch(&r, version, ob, &batch, err);
 		if (rc < 0)
 			return rc;
 		if (batch == 0 || batch > last_batch ||
 		    outbox_restore_inflight(ob, batch) < 0)
 			return BAD(err, "batch in flight");
 	}
-	rc = get_batch(&r, ob, &batch, err);
+	rc = get_batch(&r, version, ob, &batch, err);
 	if (rc < 0)
 		return rc;
 	if (batch != 0 || r.len != 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The gatherer's targets, exports and clients (see gtable.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ static void
 target_free(struct gt_target *tg)
 {
 	free(tg->exp);
+	free(tg->ops);
 	hindex_free(&tg->index);
 	free(tg);
 }
@@ -78,6 +80,7 @@ gtable_free(struct gtable *t)
 		target_free(t->targets[i]);
 	free(t->targets);
 	free(t->clients);
+	free(t->cops);
 	hindex_free(&t->cindex);
 	gtable_init(t);
 }
@@ -86,6 +89,7 @@ static void
 client_reset_sums(struct gt_client *c)
 {
 	c->observed = false;
+	c->ops = false;
 	memset(&c->d, 0, sizeof(c->d));
 	memset(c->q, 0, sizeof(c->q));
 	c->smin = UINT64_MAX;
@@ -108,6 +112,8 @@ gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns, uint64_t interval_ns)
 		t->targets[i]->listed = false;
 	for (i = 0; i < t->nclients; i++)
 		client_reset_sums(&t->clients[i]);
+	if (t->cops != NULL)
+		memset(t->cops, 0, t->nclients * sizeof(*t->cops));
 }
 
 /* Forget every export of tg. */
@@ -135,6 +141,21 @@ target_find(const struct gtable *t, const char *name)
 	return NULL;
 }
 
+/* The first MDT: from now on every client has an op-sum slot. */
+static int
+enable_ops(struct gtable *t)
+{
+	if (t->mdt)
+		return 0;
+	if (t->ccap > 0) {
+		t->cops = calloc(t->ccap, sizeof(*t->cops));
+		if (t->cops == NULL)
+			return -ENOMEM;
+	}
+	t->mdt = true;
+	return 0;
+}
+
 static struct gt_target *
 target_add(struct gtable *t, const char *name, const char *fs,
     enum lh_target_kind kind)
@@ -142,6 +163,8 @@ target_add(struct gtable *t, const char *name, const char *fs,
 	struct gt_target *tg;
 
 	if (strlen(name) >= sizeof(tg->name) || strlen(fs) >= sizeof(tg->fs))
+		return NULL;
+	if (kind == LH_TARGET_MDT && enable_ops(t) < 0)
 		return NULL;
 	if (t->ntargets == t->tcap) {
 		size_t cap = t->tcap == 0 ? 16 : t->tcap * 2;
@@ -218,13 +241,24 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 		return -ENOMEM;
 	if (t->nclients == t->ccap) {
 		size_t cap = t->ccap == 0 ? 256 : t->ccap * 2;
+		struct mdops *o;
 
 		c = realloc(t->clients, cap * sizeof(*c));
 		if (c == NULL)
 			return -ENOMEM;
 		t->clients = c;
+		/* Until both have grown, ccap stays: the next call tries
+		 * again. */
+		if (t->mdt) {
+			o = realloc(t->cops, cap * sizeof(*o));
+			if (o == NULL)
+				return -ENOMEM;
+			t->cops = o;
+		}
 		t->ccap = cap;
 	}
+	if (t->cops != NULL)
+		memset(&t->cops[t->nclients], 0, sizeof(*t->cops));
 	c = &t->clients[t->nclients];
 	memset(c, 0, sizeof(*c));
 	memcpy(c->fs, fs, strlen(fs) + 1);
@@ -246,6 +280,7 @@ export_add(struct gtable *t, struct gt_target *tg, uint32_t client, int *rc)
 
 	if (tg->nexp == tg->cap) {
 		size_t cap = tg->cap == 0 ? 64 : tg->cap * 2;
+		struct mdops *o;
 
 		e = realloc(tg->exp, cap * sizeof(*e));
 		if (e == NULL) {
@@ -253,8 +288,19 @@ export_add(struct gtable *t, struct gt_target *tg, uint32_t client, int *rc)
 			return NULL;
 		}
 		tg->exp = e;
+		/* As for clients: cap moves once both have grown. */
+		if (tg->kind == LH_TARGET_MDT) {
+			o = realloc(tg->ops, cap * sizeof(*o));
+			if (o == NULL) {
+				*rc = -ENOMEM;
+				return NULL;
+			}
+			tg->ops = o;
+		}
 		tg->cap = cap;
 	}
+	if (tg->ops != NULL)
+		memset(&tg->ops[tg->nexp], 0, sizeof(*tg->ops));
 	e = &tg->exp[tg->nexp];
 	memset(e, 0, sizeof(*e));
 	e->client = client;
@@ -291,6 +337,7 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 			 * came back: a new export, counting from zero. */
 			e->have = false;
 			e->classified = false;
+			e->ops_unknown = false;
 		}
 	}
 	e->ino = ino;
@@ -318,27 +365,70 @@ gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 		t->clients[e->client].peer = true;
 }
 
+/*
+ * The op deltas of an MDT export whose counters' delta is of this kind,
+ * and cur (NULL: zeros) remembered for the next.  An op that went down
+ * without the counters seeing a reset still counts from zero, never
+ * wraps.
+ */
+static void
+export_ops_delta(struct gt_target *tg, struct gt_export *e,
+    enum delta_kind kind, const struct mdops *cur, struct mdops *ret)
+{
+	static const struct mdops zero;
+	struct mdops *prev = &tg->ops[e - tg->exp];
+	unsigned i;
+
+	if (cur == NULL)
+		cur = &zero;
+	memset(ret, 0, sizeof(*ret));
+	if (kind == DELTA_NEW || kind == DELTA_RESET) {
+		*ret = *cur;
+	} else if (kind == DELTA_NORMAL && !e->ops_unknown) {
+		for (i = 0; i < MDOPS_N; i++)
+			ret->v[i] = cur->v[i] >= prev->v[i] ?
+			    cur->v[i] - prev->v[i] :
+			    cur->v[i];
+	}
+	*prev = *cur;
+	e->ops_unknown = false;
+}
+
 void
-gtable_observe(struct gtable *t, struct gt_export *e,
-    const struct delta_sample *cur)
+gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *cur, const struct mdops *ops)
 {
 	struct gt_client *c = &t->clients[e->client];
 	struct iocount d;
+	struct mdops dops;
+	enum delta_kind kind;
 	uint64_t span_ns, span_us, start, dv[IOCOUNT_N];
 	bool base = t->baseline || e->base, unmoved;
 	unsigned i;
 
+	assert(e >= tg->exp && e < tg->exp + tg->nexp);
 	unmoved =
 	    e->have && cur->snap_ns != 0 && cur->snap_ns == e->prev.snap_ns;
-	(void)delta_compute(e->have ? &e->prev : NULL, cur, base, &d, &span_ns);
+	kind =
+	    delta_compute(e->have ? &e->prev : NULL, cur, base, &d, &span_ns);
+	memset(&dops, 0, sizeof(dops));
+	if (tg->ops != NULL)
+		export_ops_delta(tg, e, kind, ops, &dops);
 	e->prev = *cur;
 	e->have = true;
 	e->base = false;
 	/* A file whose snapshot_time did not move was not updated since the
 	 * last read: no time passed for it, and it says nothing about the
 	 * rate (its next delta will cover the whole window). */
-	if (c->peer || base || (unmoved && span_ns == 0 && iocount_is_zero(&d)))
+	if (c->peer || base ||
+	    (unmoved && span_ns == 0 && iocount_is_zero(&d) &&
+	        mdops_is_zero(&dops)))
 		return;
+	if (tg->ops != NULL) {
+		/* enable_ops() gave every client a slot. */
+		mdops_add(&t->cops[e->client], &dops);
+		c->ops = true;
+	}
 	/* The files do not time a new export's first delta (nor a file
 	 * whose snapshot_time did not move): it happened since the
 	 * previous sweep. */
@@ -370,10 +460,13 @@ target_prune(struct gtable *t, struct gt_target *tg)
 	size_t i, n = 0;
 
 	for (i = 0; i < tg->nexp; i++) {
-		if (tg->exp[i].seen == t->gen)
-			tg->exp[n++] = tg->exp[i];
-		else
+		if (tg->exp[i].seen != t->gen) {
 			t->clients[tg->exp[i].client].nexports--;
+			continue;
+		}
+		if (tg->ops != NULL)
+			tg->ops[n] = tg->ops[i];
+		tg->exp[n++] = tg->exp[i];
 	}
 	if (n == tg->nexp)
 		return 0;
@@ -427,6 +520,8 @@ prune_clients(struct gtable *t)
 			continue;
 		}
 		map[i] = (uint32_t)n;
+		if (t->cops != NULL)
+			t->cops[n] = t->cops[i];
 		t->clients[n++] = t->clients[i];
 	}
 	t->nclients = n;
@@ -523,6 +618,7 @@ gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg)
 		r.start_ns = c->observed    ? c->start_ns :
 		    t->sweep_ns > t->gap_ns ? t->sweep_ns - t->gap_ns :
 		                              0;
+		r.ops = c->ops ? &t->cops[i] : NULL;
 		if (erc == 0)
 			erc = emit(arg, &r);
 	}
@@ -554,7 +650,7 @@ gtable_restore_target(struct gtable *t, const char *name, const char *fs,
 int
 gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
     uint64_t ino, enum ltree_peer cls, bool classified,
-    const struct delta_sample *prev)
+    const struct delta_sample *prev, const struct mdops *prev_ops)
 {
 	struct gt_export *e;
 	uint32_t client;
@@ -573,6 +669,9 @@ gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	if (prev != NULL) {
 		e->prev = *prev;
 		e->have = true;
+		if (tg->ops != NULL && prev_ops != NULL)
+			tg->ops[e - tg->exp] = *prev_ops;
+		e->ops_unknown = tg->ops != NULL && prev_ops == NULL;
 	}
 	if (classified)
 		gtable_classify(t, e, cls);

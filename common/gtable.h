@@ -25,6 +25,13 @@
  * A client's record sums targets whose spans differ slightly; for each
  * counter c the record carries span_c = D_c / sum_i(d_ci / s_i), so that
  * D_c / span_c is exactly the sum of each target's own rate.
+ *
+ * Metadata ops (mdops.h): only MDT targets keep their exports' previous
+ * op counts (a side array parallel to exp[]), and only a table that has
+ * seen an MDT keeps per-client op sums (parallel to clients[]), so an
+ * OSS pays nothing for them.  An export's op deltas follow the kind of
+ * delta delta_compute() decided for its counters; per-op rates share the
+ * span of mds_ops.
  */
 #ifndef LH_GTABLE_H
 #define LH_GTABLE_H
@@ -37,6 +44,7 @@
 #include "hindex.h"
 #include "iocount.h"
 #include "lustre_tree.h"
+#include "mdops.h"
 #include "nid.h"
 
 #define GT_NCOUNTERS 6 /* the fields of struct iocount, in order */
@@ -52,6 +60,7 @@ struct gt_client {
 	double q[GT_NCOUNTERS]; /* sum of d_c / s, s in microseconds */
 	uint64_t smin, smax;    /* export spans, microseconds */
 	uint64_t start_ns;      /* earliest span start */
+	bool ops;               /* MDT op deltas were added (gtable.cops) */
 };
 
 struct gt_export {
@@ -65,6 +74,9 @@ struct gt_export {
 	uint64_t ino;  /* of the NID directory, 0 if unknown */
 	uint64_t seen; /* the last sweep that listed it */
 	struct delta_sample prev;
+	/* MDT: prev holds no op counts (state saved by an older version):
+	 * the next op delta is a baseline unless the counters reset. */
+	bool ops_unknown;
 };
 
 struct gt_target {
@@ -76,6 +88,9 @@ struct gt_target {
 	bool listed;       /* its exports/ was listed completely this sweep */
 	bool base;         /* its new exports are baselines (see gtable) */
 	struct gt_export *exp;
+	/* MDT only (NULL on an OST): the op counts last read of each
+	 * export, parallel to exp[] (same capacity). */
+	struct mdops *ops;
 	size_t nexp, cap;
 	struct hindex index; /* by client index */
 };
@@ -88,6 +103,10 @@ struct gt_record {
 	uint64_t span_us;                /* the record's span */
 	uint64_t cspan_us[GT_NCOUNTERS]; /* per counter; 0: span_us */
 	uint64_t start_ns;               /* when the span starts */
+	/* The op deltas summed over the client's MDT exports counted this
+	 * sweep, or NULL: none (no MDT export, a baseline).  Valid during
+	 * the emit call. */
+	const struct mdops *ops;
 };
 
 struct gtable {
@@ -105,6 +124,10 @@ struct gtable {
 	/* Set by the caller for one sweep: targets not known yet were there
 	 * all along (the configuration now reads more): baselines. */
 	bool new_targets_are_old;
+	/* This sweep's op sums, parallel to clients[] (capacity ccap), once
+	 * an MDT target has been seen (mdt); NULL before. */
+	struct mdops *cops;
+	bool mdt;
 };
 
 void gtable_init(struct gtable *t);
@@ -151,9 +174,11 @@ gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur);
 void
 gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls);
 
-/* Count cur, the counters just read from e's stats file. */
-void gtable_observe(struct gtable *t, struct gt_export *e,
-    const struct delta_sample *cur);
+/* Count cur, the counters just read from e's stats file (e an export of
+ * tg), and on an MDT ops, the op counts read with them (NULL: all zero;
+ * ignored on an OST). */
+void gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *cur, const struct mdops *ops);
 
 /* Called for each client record at the end of a sweep; a non-zero
  * return stops and is returned by gtable_sweep_end(). */
@@ -167,12 +192,14 @@ typedef int (*gtable_emit_fn)(void *arg, const struct gt_record *r);
 int gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg);
 
 /* State restore (gstate.c): a target and an export as they were saved
- * (prev NULL: listed, never read). */
+ * (prev NULL: listed, never read).  prev_ops: an MDT export's op counts
+ * read with prev, NULL when the state did not keep them (the next op
+ * delta is then a baseline); ignored on an OST. */
 struct gt_target *gtable_restore_target(struct gtable *t, const char *name,
     const char *fs, enum lh_target_kind kind, uint64_t dev, uint64_t ino);
 int gtable_restore_export(struct gtable *t, struct gt_target *tg,
     const char *nid, uint64_t ino, enum ltree_peer cls, bool classified,
-    const struct delta_sample *prev);
+    const struct delta_sample *prev, const struct mdops *prev_ops);
 /* Restoring is done: the previous sweep was at last_sweep_ns. */
 void gtable_restored(struct gtable *t, uint64_t last_sweep_ns);
 

@@ -18,6 +18,7 @@ static void
 batch_free(struct outbox_batch *b)
 {
 	free(b->recs);
+	free(b->ops);
 	hindex_free(&b->index);
 	batch_init(b);
 }
@@ -27,6 +28,7 @@ static void
 batch_clear(struct outbox_batch *b)
 {
 	b->n = 0;
+	b->nops = 0;
 	b->batch = 0;
 	b->first_sweep = 0;
 	b->last_sweep = 0;
@@ -105,11 +107,44 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	memset(r, 0, sizeof(*r));
 	memcpy(r->fs, fs, strlen(fs) + 1);
 	memcpy(r->nid, nid, strlen(nid) + 1);
+	r->ops = OUTBOX_NO_OPS;
 	*rc = hindex_add(&b->index, h, (uint32_t)b->n, rec_hash, b);
 	if (*rc < 0)
 		return NULL;
 	b->n++;
 	return r;
+}
+
+/* Room for one more op slot in b, so that adding cannot fail half-way.
+ * Returns 0 or -ENOMEM. */
+static int
+batch_reserve_ops(struct outbox_batch *b)
+{
+	size_t cap;
+	struct mdops *v;
+
+	if (b->nops < b->opscap)
+		return 0;
+	cap = b->opscap == 0 ? 64 : b->opscap * 2;
+	v = realloc(b->ops, cap * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	b->ops = v;
+	b->opscap = cap;
+	return 0;
+}
+
+/* Add ops to r's op sums, r given a slot on first use (reserved). */
+static void
+rec_add_ops(struct outbox_batch *b, struct outbox_rec *r,
+    const struct mdops *ops)
+{
+	if (r->ops == OUTBOX_NO_OPS) {
+		/* One slot per record at most: b->n bounds nops. */
+		memset(&b->ops[b->nops], 0, sizeof(*b->ops));
+		r->ops = (uint32_t)b->nops++;
+	}
+	mdops_add(&b->ops[r->ops], ops);
 }
 
 /* a + b for spans, saturating at the largest a SWEEP carries. */
@@ -123,8 +158,8 @@ span_add(uint64_t a, uint64_t b)
 
 int
 outbox_add(struct outbox *ob, const char *fs, const char *nid,
-    const struct iocount *d, uint64_t span_us, const uint64_t *cspan_us,
-    uint64_t sweep_id, uint64_t start_ns)
+    const struct iocount *d, const struct mdops *ops, uint64_t span_us,
+    const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns)
 {
 	struct outbox_batch *b = &ob->pending;
 	struct outbox_rec *r;
@@ -134,12 +169,18 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 	if (strlen(fs) == 0 || strlen(fs) >= MSG_FS_MAX || strlen(nid) == 0 ||
 	    strlen(nid) >= NID_STR_MAX)
 		return -EINVAL;
+	if (ops != NULL && mdops_is_zero(ops))
+		ops = NULL;
+	if (ops != NULL && batch_reserve_ops(b) < 0)
+		return -ENOMEM;
 	r = batch_get(b, fs, nid, &rc);
 	if (r == NULL) {
 		if (rc == -ENOSPC)
 			ob->dropped++;
 		return rc;
 	}
+	if (ops != NULL)
+		rec_add_ops(b, r, ops);
 	iocount_add(&r->d, d);
 	r->span_us = span_add(r->span_us, span_us);
 	for (i = 0; i < MSG_NCOUNTERS; i++) {
@@ -199,7 +240,7 @@ common_span(const struct outbox_batch *b)
 }
 
 static int
-batch_encode(const struct outbox_batch *b, struct wbuf *w)
+batch_encode(const struct outbox_batch *b, bool ops, struct wbuf *w)
 {
 	static const struct msg_sweep zero;
 	struct msg_sweep h = zero;
@@ -212,6 +253,7 @@ batch_encode(const struct outbox_batch *b, struct wbuf *w)
 	h.first_sweep = b->first_sweep;
 	h.start_ns = b->start_ns;
 	h.span_us = common_span(b);
+	h.ops = ops;
 	recs = calloc(b->n > 0 ? b->n : 1, sizeof(*recs));
 	if (recs == NULL)
 		return -ENOMEM;
@@ -236,6 +278,7 @@ batch_encode(const struct outbox_batch *b, struct wbuf *w)
 		/* The encoder sets bit 7 only for records whose counters'
 		 * spans differ from span_us. */
 		memcpy(recs[i].cspan_us, r->cspan_us, sizeof(r->cspan_us));
+		recs[i].ops = r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL;
 	}
 	rc = msg_sweep_encode(w, &h, recs, b->n);
 	free(recs);
@@ -302,25 +345,26 @@ outbox_check(const struct outbox *ob)
 	struct wbuf w;
 	int rc = 0;
 
+	/* With the op section: what it adds can only make it fail more. */
 	wbuf_init(&w, 0);
 	if (ob->have_inflight)
-		rc = batch_encode(&ob->inflight, &w);
+		rc = batch_encode(&ob->inflight, true, &w);
 	wbuf_reset(&w);
 	if (rc == 0 && ob->pending.n > 0)
-		rc = batch_encode(&ob->pending, &w);
+		rc = batch_encode(&ob->pending, true, &w);
 	wbuf_free(&w);
 	return rc;
 }
 
 int
-outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
+outbox_next(struct outbox *ob, struct wbuf *w, bool ops, uint64_t *ret_batch,
     uint64_t *ret_sweep)
 {
 	int rc;
 
 	if (!ob->have_inflight)
 		return -ENODATA;
-	rc = batch_encode(&ob->inflight, w);
+	rc = batch_encode(&ob->inflight, ops, w);
 	if (rc < 0)
 		return rc;
 	*ret_batch = ob->inflight.batch;

@@ -7,7 +7,9 @@
  *    the same number and records after a reconnect;
  *  - pending: everything counted since, coalesced per (filesystem, NID):
  *    deltas added up, spans added up (each counter's span too), however
- *    long the outage.
+ *    long the outage.  Metadata-op counts (an MDS's records) are added
+ *    up too, kept apart so that only the records that have some pay for
+ *    them.
  *
  * Memory is therefore bounded by twice the number of distinct clients, and
  * by OUTBOX_MAX_KEYS at worst.  Pure: no I/O, no clock.
@@ -21,12 +23,14 @@
 
 #include "hindex.h"
 #include "iocount.h"
+#include "mdops.h"
 #include "msg.h"
 #include "nid.h"
 
 struct wbuf;
 
 #define OUTBOX_MAX_KEYS ((size_t)4 << 20)
+#define OUTBOX_NO_OPS   UINT32_MAX /* outbox_rec.ops: none */
 
 struct outbox_rec {
 	char fs[MSG_FS_MAX];
@@ -36,6 +40,7 @@ struct outbox_rec {
 	/* Each counter's span (struct iocount order), summed like span_us:
 	 * an add without a span of its own for a counter adds span_us. */
 	uint64_t cspan_us[MSG_NCOUNTERS];
+	uint32_t ops; /* index into the batch's ops[], or OUTBOX_NO_OPS */
 };
 
 struct outbox_batch {
@@ -46,6 +51,8 @@ struct outbox_batch {
 	struct outbox_rec *recs;
 	size_t n, cap;
 	struct hindex index; /* over recs, by (fs, nid) */
+	struct mdops *ops;   /* op sums of the records that have some */
+	size_t nops, opscap;
 };
 
 struct outbox {
@@ -61,15 +68,17 @@ void outbox_free(struct outbox *ob);
 
 /*
  * Count a delta of one (fs, NID) for sweep sweep_id, covering span_us
- * microseconds from start_ns.  cspan_us (may be NULL) gives each counter
- * its own span, in struct iocount order, a 0 meaning span_us (so does
- * NULL for every counter).  Coalesced into the pending batch: deltas and
- * spans added up, spans saturating at 2^63-1.  Returns 0, -EINVAL (bad
- * names) or -ENOSPC (too many keys: counted in ob->dropped).
+ * microseconds from start_ns.  ops (may be NULL: none) are its metadata
+ * op deltas, whose rates share the span of mds_ops.  cspan_us (may be
+ * NULL) gives each counter its own span, in struct iocount order, a 0
+ * meaning span_us (so does NULL for every counter).  Coalesced into the
+ * pending batch: deltas, op counts and spans added up, spans saturating
+ * at 2^63-1.  Returns 0, -EINVAL (bad names), -ENOMEM or -ENOSPC (too
+ * many keys: counted in ob->dropped).
  */
 int outbox_add(struct outbox *ob, const char *fs, const char *nid,
-    const struct iocount *d, uint64_t span_us, const uint64_t *cspan_us,
-    uint64_t sweep_id, uint64_t start_ns);
+    const struct iocount *d, const struct mdops *ops, uint64_t span_us,
+    const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns);
 
 /* True when something is not yet acknowledged (in flight or pending). */
 bool outbox_has_data(const struct outbox *ob);
@@ -97,12 +106,14 @@ bool outbox_ready(const struct outbox *ob);
 
 /*
  * The SWEEP payload of the batch in flight (the same number and records
- * every time until it is acknowledged).  *ret_batch and *ret_sweep get
+ * every time until it is acknowledged).  ops: the receiver takes the
+ * metadata-op section (its CHALLENGE had MSG_CAP_MDOPS); without it the
+ * same batch goes without its op counts.  *ret_batch and *ret_sweep get
  * its batch number and last sweep id.  Returns 0, -ENODATA (nothing
  * sealed) or an encoding error.
  */
-int outbox_next(struct outbox *ob, struct wbuf *w, uint64_t *ret_batch,
-    uint64_t *ret_sweep);
+int outbox_next(struct outbox *ob, struct wbuf *w, bool ops,
+    uint64_t *ret_batch, uint64_t *ret_sweep);
 
 /* Whether both batches encode (a restored outbox: see gstate.c).
  * Returns 0 or the encoder's error. */

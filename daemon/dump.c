@@ -25,6 +25,7 @@
 #include "keyfile.h"
 #include "ledger.h"
 #include "log.h"
+#include "mdops.h"
 #include "msg.h"
 #include "receiver.h"
 #include "session.h"
@@ -318,6 +319,28 @@ print_cspans(FILE *out, const char *before, const struct msg_rec *r)
 		    r->cspan_us[i]);
 }
 
+/* The record's non-zero op counts, in mdops.h order: "open=5,close=4"
+ * (text) or "\"open\":5,\"close\":4" (JSON); nothing without any. */
+static void
+print_ops(FILE *out, const char *before, const char *after, bool json,
+    const struct msg_rec *r)
+{
+	unsigned i;
+	bool first = true;
+
+	if (r->ops == NULL || mdops_is_zero(r->ops))
+		return;
+	(void)fputs(before, out);
+	for (i = 0; i < MDOPS_N; i++) {
+		if (r->ops->v[i] == 0)
+			continue;
+		(void)fprintf(out, json ? "%s\"%s\":%" PRIu64 : "%s%s=%" PRIu64,
+		    first ? "" : ",", mdops_name(i), r->ops->v[i]);
+		first = false;
+	}
+	(void)fputs(after, out);
+}
+
 static int
 print_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 {
@@ -331,6 +354,7 @@ print_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	    r->d.write_bytes, r->d.read_ops, r->d.write_ops, r->d.oss_ops,
 	    r->d.mds_ops, r->span_us);
 	print_cspans(d->out, " cspan_us ", r);
+	print_ops(d->out, " mdops ", "", false, r);
 	(void)fputc('\n', d->out);
 	d->nrecs++;
 	return 0;
@@ -561,6 +585,7 @@ json_rec_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 		print_cspans(out, ",\"cspan_us\":[", r);
 		(void)fputc(']', out);
 	}
+	print_ops(out, ",\"mdt_ops\":{", "}", true, r);
 	(void)fprintf(out, ",\"start_ns\":%" PRIu64 "}\n", h->start_ns);
 	d->nrecs++;
 	return 0;

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "loop.h"
 #include "lustre_tree.h"
+#include "mdops.h"
 #include "msg.h"
 #include "outbox.h"
 #include "sender.h"
@@ -89,6 +90,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	char path[LTREE_NID_MAX + 16];
 	struct delta_sample cur;
 	struct iocount io;
+	struct mdops ops;
 	struct gt_export *e;
 	struct lh_err err;
 	size_t len;
@@ -115,6 +117,9 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	}
 	iocount_from_stats(&io, g->st, lt->kind);
 	delta_sample_from(&cur, g->st, &io);
+	/* Per-op counts exist on MDTs only; an OST's stats have none. */
+	if (lt->kind == LH_TARGET_MDT)
+		mdops_from_stats(&ops, g->st);
 	if (gtable_needs_uuid(e, &cur)) {
 		(void)snprintf(path, sizeof(path), "%s/uuid", nid);
 		rc = ltree_read_at(lt->exports_fd, path, g->buf,
@@ -125,7 +130,8 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 		    rc == 0 ? ltree_classify_uuid(g->buf, len) :
 		              LTREE_PEER_STALE);
 	}
-	gtable_observe(&g->table, e, &cur);
+	gtable_observe(&g->table, tg, e, &cur,
+	    lt->kind == LH_TARGET_MDT ? &ops : NULL);
 	return 0;
 }
 
@@ -195,7 +201,7 @@ emit_record(void *arg, const struct gt_record *r)
 	/* -ENOSPC (more clients than an outbox holds) is counted in the
 	 * outbox and logged once per sweep; nothing else can fail here
 	 * but memory. */
-	(void)outbox_add(&c->g->ob, r->fs, r->nid, &r->d, r->span_us,
+	(void)outbox_add(&c->g->ob, r->fs, r->nid, &r->d, r->ops, r->span_us,
 	    r->cspan_us, c->sweep_id, r->start_ns);
 	return 0;
 }

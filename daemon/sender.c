@@ -127,7 +127,10 @@ send_next(struct sender *s)
 	    !outbox_ready(s->conf.outbox))
 		return;
 	wbuf_reset(&s->payload);
-	rc = outbox_next(s->conf.outbox, &s->payload, &batch, &sweep);
+	/* The op section only to a receiver that said it reads it; an older
+	 * one gets the same batch without it. */
+	rc = outbox_next(s->conf.outbox, &s->payload,
+	    (s->s.challenge.caps & MSG_CAP_MDOPS) != 0, &batch, &sweep);
 	if (rc < 0) {
 		log_warnx("aggregator %s:%u: cannot encode batch: %s", s->host,
 		    s->conf.port, strerror(-rc));
@@ -163,7 +166,7 @@ send_hello(struct sender *s)
 		return;
 	}
 	s->hello->time_ns = now;
-	s->hello->caps = MSG_CAP_SWEEP;
+	s->hello->caps = MSG_CAP_SWEEP | MSG_CAP_MDOPS;
 	(void)snprintf(s->hello->software, sizeof(s->hello->software),
 	    "lharvestd %s", LH_VERSION);
 	(void)snprintf(s->hello->name, sizeof(s->hello->name), "%s",

@@ -55,7 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		wbuf_init(&w, 0);
 		if (ob.have_inflight &&
-		    outbox_next(&ob, &w, &batch, &sweep) != 0)
+		    outbox_next(&ob, &w, true, &batch, &sweep) != 0)
 			abort();
 		wbuf_free(&w);
 	} else if (err.reason[0] == '\0') {

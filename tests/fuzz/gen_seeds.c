@@ -21,6 +21,7 @@
 #include "gtable.h"
 #include "hmac.h"
 #include "keyfile.h"
+#include "mdops.h"
 #include "msg.h"
 #include "outbox.h"
 #include "session.h"
@@ -179,6 +180,48 @@ make_sweep_cspan(struct wbuf *w)
 		die("sweep with counter spans");
 }
 
+/* A SWEEP with a metadata-op section: records with and without op
+ * counts, ops used by one record only, a count near 2^64. */
+static void
+make_sweep_mdops(struct wbuf *w)
+{
+	static const char *const nids[] = {"10.1.2.3@o2ib", "10.1.2.4@o2ib",
+	    "27@gni", "2001:db8:10::17@tcp"};
+	struct mdops ops[4];
+	struct msg_rec recs[4];
+	struct msg_sweep h;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.batch = 5;
+	h.first_sweep = 1718000020;
+	h.start_ns = 1718000010000000000ull;
+	h.span_us = 10000000;
+	h.nfs = 2;
+	(void)snprintf(h.fs[0], MSG_FS_MAX, "scratch");
+	(void)snprintf(h.fs[1], MSG_FS_MAX, "home");
+	h.ops = true;
+	memset(recs, 0, sizeof(recs));
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 4; i++) {
+		recs[i].nid = nids[i];
+		recs[i].fs = (uint16_t)(i == 3 ? 1 : 0);
+		recs[i].d.mds_ops = 100 * (i + 1);
+		recs[i].span_us = h.span_us;
+		ops[i].v[MDOPS_OPEN] = 40 * (i + 1);
+		ops[i].v[MDOPS_CLOSE] = 40 * (i + 1);
+		ops[i].v[MDOPS_GETATTR] = 20 * (i + 1);
+		recs[i].ops = &ops[i];
+	}
+	recs[1].ops = NULL; /* an OSS-only client */
+	ops[2].v[MDOPS_MKDIR] = 3;
+	ops[2].v[MDOPS_FALLOCATE] = 1;
+	ops[3].v[MDOPS_UNLINK] = UINT64_MAX - 1;
+	recs[3].cspan_us[5] = 10000500; /* the ops' span too */
+	if (msg_sweep_encode(w, &h, recs, 4) != 0)
+		die("sweep with op counts");
+}
+
 /* A whole connection as the listener of fuzz_frame.c sees it. */
 static void
 make_frames(struct hmac_ctx *hm, const struct keyring *ring)
@@ -264,13 +307,13 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 static int
 seed_emit(void *arg, const struct gt_record *r)
 {
-	return outbox_add(arg, r->fs, r->nid, &r->d, r->span_us, r->cspan_us,
-	    1718000020, r->start_ns);
+	return outbox_add(arg, r->fs, r->nid, &r->d, r->ops, r->span_us,
+	    r->cspan_us, 1718000020, r->start_ns);
 }
 
 /* A gatherer state file (without its trailing SHA-256, which
- * fuzz_gstate.c appends): two targets, a peer, a stale export, a batch
- * in flight and a pending one. */
+ * fuzz_gstate.c appends): two targets, a peer, a stale export, the MDT's
+ * op counts, a batch in flight and a pending one, both with op sums. */
 static void
 make_gstate(void)
 {
@@ -303,6 +346,7 @@ make_gstate(void)
 			gtable_target_listed(tg);
 			for (n = 0; n < 5; n++) {
 				struct delta_sample s;
+				struct mdops ops;
 				struct gt_export *e;
 
 				memset(&s, 0, sizeof(s));
@@ -312,6 +356,9 @@ make_gstate(void)
 				s.snap_ns = (1718000000ull + k * 20 + i) *
 				    1000000000ull;
 				s.start_ns = 1717000000ull * 1000000000ull;
+				memset(&ops, 0, sizeof(ops));
+				ops.v[MDOPS_OPEN] = 2ull * (n + 1) * (k + 1);
+				ops.v[MDOPS_GETATTR] = 1ull * (k + 1);
 				e = gtable_export(&t, tg, nids[n], 1000 + n,
 				    &rc);
 				if (e == NULL)
@@ -321,14 +368,14 @@ make_gstate(void)
 					    n == 4     ? LTREE_PEER_SERVER :
 					        n == 3 ? LTREE_PEER_STALE :
 					                 LTREE_PEER_CLIENT);
-				gtable_observe(&t, e, &s);
+				gtable_observe(&t, tg, e, &s, &ops);
 			}
 		}
 		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
 			die("gtable_sweep_end");
 		outbox_seal(&ob);
 		wbuf_init(&w, 0);
-		(void)outbox_next(&ob, &w, &batch, &sweep);
+		(void)outbox_next(&ob, &w, true, &batch, &sweep);
 		wbuf_free(&w);
 	}
 	(void)snprintf(path, sizeof(path), "%s/gstate", outdir);
@@ -416,6 +463,8 @@ main(int argc, char **argv)
 	put_wbuf("sweep", "seed-sweep-256", &w);
 	make_sweep_cspan(&w);
 	put_wbuf("sweep", "seed-sweep-cspan", &w);
+	make_sweep_mdops(&w);
+	put_wbuf("sweep", "seed-sweep-mdops", &w);
 	make_gstate();
 
 	{

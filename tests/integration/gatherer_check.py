@@ -8,7 +8,7 @@ simulator's ground truth (tests/integration/it_gatherer.sh).
     gatherer_check.py --self-test
 
 B.json and truth-latest.json are lustresim truth snapshots
-({"step", "time", "rows": [{"fs", "nid", read_bytes ...}]}): B at the
+({"step", "time", "rows": [{"fs", "nid", read_bytes ..., "mdt_ops"}]}): B at the
 gatherers' baseline sweep, the other after the last step.  Each --dump is
 the stdout of one `lharvest-dump --listen --state` instance: one JSON
 record per line.
@@ -22,14 +22,20 @@ Rules:
   * for every (fs, nid) of the final truth, the sum of each of the six
     counters over all records equals final - baseline (a NID missing from
     the baseline counts from 0), exactly;
+  * so does the sum of each metadata op (a record's "mdt_ops", the
+    truth's "mdt_ops"; an op absent from either counts 0), when the final
+    truth has "mdt_ops" (a simulator without it: ops are not checked);
   * every (fs, nid) of the final truth was reported at least once (a
     gatherer reports every client it knows, zero records included);
   * a reported (fs, nid) that is not in the truth (a stale server-peer
-    dir, which a reader cannot tell from a stale client) sums to zero;
-  * no counter is negative, non-integer, or above 2^62;
+    dir, which a reader cannot tell from a stale client) sums to zero,
+    op counts included;
+  * no counter is negative, non-integer, or above 2^62; "mdt_ops" is an
+    object of known op names with counts from 1 to 2^62;
   * --first-sweep SENDER=FILE: the lowest batch of SENDER (its baseline
     sweep) holds exactly the (fs, nid) of FILE (that server's
-    expected-once.jsonl at the baseline step), all zero.
+    expected-once.jsonl at the baseline step), all zero, without op
+    counts.
 
 A trailing line without a newline (a dump killed in the middle of writing)
 is ignored.  Exit 0 when everything holds, 1 otherwise (with a table of the
@@ -45,6 +51,14 @@ import tempfile
 
 FIELDS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "oss_ops",
           "mds_ops")
+# The metadata ops, in common/mdops.h order (the names lharvest-dump and
+# the simulator use).
+OPS = ("open", "close", "mknod", "link", "unlink", "mkdir", "rmdir",
+       "rename", "getattr", "setattr", "getxattr", "setxattr", "statfs",
+       "sync", "punch", "migrate", "fallocate")
+# What is compared per (fs, nid): the counters, then the ops.
+COLUMNS = FIELDS + tuple("mdt_ops." + o for o in OPS)
+NCOL = len(COLUMNS)
 ABSURD = 1 << 62
 MAX_ROWS = 20
 
@@ -53,15 +67,29 @@ class CheckError(Exception):
     """A file that cannot be read as what it should be."""
 
 
+def _ops_list(ops):
+    """[17 ints] of an {op: count} object; ValueError if it is not one."""
+    if not isinstance(ops, dict):
+        raise ValueError("mdt_ops is not an object")
+    unknown = sorted(set(ops) - set(OPS))
+    if unknown:
+        raise ValueError("unknown op(s) %s" % ", ".join(unknown))
+    return [ops.get(o, 0) for o in OPS]
+
+
 def load_truth(path):
-    """{(fs, nid): [six ints]} of a truth-latest.json snapshot."""
+    """{(fs, nid): [counters, then ops]} of a truth-latest.json snapshot,
+    its step, and whether its rows carry mdt_ops."""
     try:
         with open(path) as f:
             doc = json.load(f)
         out = {}
+        with_ops = True
         for r in doc["rows"]:
-            out[(r["fs"], r["nid"])] = [int(r[k]) for k in FIELDS]
-        return out, doc.get("step")
+            with_ops = with_ops and "mdt_ops" in r
+            out[(r["fs"], r["nid"])] = [int(r[k]) for k in FIELDS] + [
+                int(v) for v in _ops_list(r.get("mdt_ops", {}))]
+        return out, doc.get("step"), with_ops
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise CheckError("%s: not a truth snapshot: %s" % (path, e))
 
@@ -97,16 +125,43 @@ def _is_count(v):
     return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= ABSURD
 
 
-def check(baseline, final, dumps, events=(), first_sweep=None):
-    """The comparison proper.  baseline, final: {(fs, nid): [6]};
-    dumps: [(name, [record dicts], partial_tail)]; events: [event dicts];
-    first_sweep: {sender: {(fs, nid): [6]}}.  Returns (ok, lines)."""
+def _pad(vals):
+    """A truth's values as NCOL columns (six counters: no ops)."""
+    return list(vals) + [0] * (NCOL - len(vals))
+
+
+def _rec_ops(r):
+    """[17] op counts of a record, or None if its mdt_ops is malformed
+    (lharvest-dump prints known names with non-zero counts only)."""
+    ops = r.get("mdt_ops", {})
+    try:
+        vals = _ops_list(ops)
+    except ValueError:
+        return None
+    if "mdt_ops" in r and not ops:
+        return None
+    if not all(_is_count(v) and (v > 0 or o not in ops)
+               for o, v in zip(OPS, vals)):
+        return None
+    return vals
+
+
+def check(baseline, final, dumps, events=(), first_sweep=None,
+          with_ops=True):
+    """The comparison proper.  baseline, final: {(fs, nid): [6 counters,
+    then (optionally) 17 ops]}; dumps: [(name, [record dicts],
+    partial_tail)]; events: [event dicts]; first_sweep: {sender: {(fs,
+    nid): [6]}}; with_ops: compare the op counts too.  Returns (ok,
+    lines)."""
+    ncol = NCOL if with_ops else len(FIELDS)
+    baseline = {k: _pad(v)[:ncol] for k, v in baseline.items()}
+    final = {k: _pad(v)[:ncol] for k, v in final.items()}
     out = []
     problems = 0
     seen = {}           # (sender, batch, fs, nid) -> (dump index, values)
     in_dump = {}        # (sender, batch) -> set of dump indexes
     sums = {}
-    nrec = ndup = 0
+    nrec = ndup = nops = 0
     bad_values = []
     for di, (dname, recs, partial) in enumerate(dumps):
         if partial.strip():
@@ -122,11 +177,16 @@ def check(baseline, final, dumps, events=(), first_sweep=None):
                                   "nid/counters: %s" % (dname, json.dumps(r)))
                 continue
             nrec += 1
-            if not all(_is_count(v) for v in vals):
+            ops = _rec_ops(r)
+            if not all(_is_count(v) for v in vals) or ops is None:
                 bad_values.append("%s: sender %s batch %s %s %s: %s" % (
                     dname, key[0], key[1], key[2], key[3],
-                    " ".join("%s=%r" % kv for kv in zip(FIELDS, vals))))
+                    " ".join("%s=%r" % kv for kv in
+                             list(zip(FIELDS, vals)) +
+                             [("mdt_ops", r.get("mdt_ops"))])))
                 continue
+            vals = (vals + ops)[:ncol]
+            nops += "mdt_ops" in r
             in_dump.setdefault(key[:2], set()).add(di)
             prev = seen.get(key)
             if prev is not None:
@@ -142,7 +202,7 @@ def check(baseline, final, dumps, events=(), first_sweep=None):
                             key[0], key[1], key[2], key[3], prev[1], vals))
                 continue
             seen[key] = (di, vals)
-            acc = sums.setdefault(key[2:], [0] * 6)
+            acc = sums.setdefault(key[2:], [0] * ncol)
             for i, v in enumerate(vals):
                 acc[i] += v
     if bad_values:
@@ -163,17 +223,18 @@ def check(baseline, final, dumps, events=(), first_sweep=None):
     diffs = []          # (fs, nid, field, expected, got)
     never = []
     for key in sorted(final):
-        want = [f - b for f, b in zip(final[key], baseline.get(key, [0] * 6))]
+        want = [f - b for f, b in zip(final[key],
+                                      baseline.get(key, [0] * ncol))]
         got = sums.get(key)
         if got is None:
             never.append(key)
-            got = [0] * 6
-        for i, field in enumerate(FIELDS):
+            got = [0] * ncol
+        for i, field in enumerate(COLUMNS[:ncol]):
             if want[i] != got[i]:
                 diffs.append((key[0], key[1], field, want[i], got[i]))
     stray = []
     for key in sorted(set(sums) - set(final)):
-        for i, field in enumerate(FIELDS):
+        for i, field in enumerate(COLUMNS[:ncol]):
             if sums[key][i] != 0:
                 stray.append((key[0], key[1], field, 0, sums[key][i]))
     first_bad = []
@@ -206,10 +267,10 @@ def check(baseline, final, dumps, events=(), first_sweep=None):
                    "NIDs not in the truth, which must sum to 0); first %d:"
                    % (len(rows), len(diffs), len(stray), min(len(rows),
                                                              MAX_ROWS)))
-        out.append("  %-8s %-22s %-11s %20s %20s %21s" % (
+        out.append("  %-8s %-22s %-17s %20s %20s %21s" % (
             "fs", "nid", "counter", "expected", "got", "got-expected"))
         for fs, nid, field, want, got in rows[:MAX_ROWS]:
-            out.append("  %-8s %-22s %-11s %20d %20d %+21d" % (
+            out.append("  %-8s %-22s %-17s %20d %20d %+21d" % (
                 fs, nid, field, want, got, got - want))
         touched = []
         for fs, nid, _, _, _ in rows[:MAX_ROWS]:
@@ -232,9 +293,9 @@ def check(baseline, final, dumps, events=(), first_sweep=None):
         problems += len(first_bad)
         out.append("FAIL: baseline sweep:")
         out.extend("  " + b for b in first_bad)
-    out.append("%d records (%d duplicates dropped), %d truth clients, %d "
-               "other NIDs reported: %s" % (
-                   nrec, ndup, len(final), len(set(sums) - set(final)),
+    out.append("%d records (%d with op counts, %d duplicates dropped), %d "
+               "truth clients, %d other NIDs reported: %s" % (
+                   nrec, nops, ndup, len(final), len(set(sums) - set(final)),
                    "all exact" if not problems else
                    "%d problem(s)" % problems))
     return problems == 0, out
@@ -272,8 +333,8 @@ def events_for(events, fs, nid):
 
 
 def run(args):
-    baseline, bstep = load_truth(args.baseline)
-    final, fstep = load_truth(args.final)
+    baseline, bstep, _ = load_truth(args.baseline)
+    final, fstep, with_ops = load_truth(args.final)
     dumps = []
     for p in args.dump:
         recs, partial = load_jsonl(p)
@@ -287,9 +348,10 @@ def run(args):
         if not sep:
             raise CheckError("--first-sweep wants SENDER=FILE, not %r" % spec)
         first[sender] = load_once(path)
-    ok, lines = check(baseline, final, dumps, events, first)
-    print("gatherer_check: truth steps %s..%s, %d dump file(s)" % (
-        bstep, fstep, len(dumps)))
+    ok, lines = check(baseline, final, dumps, events, first, with_ops)
+    print("gatherer_check: truth steps %s..%s, %d dump file(s)%s" % (
+        bstep, fstep, len(dumps),
+        "" if with_ops else " (no mdt_ops in the truth: ops not checked)"))
     for line in lines:
         print(line)
     return 0 if ok else 1
@@ -297,22 +359,35 @@ def run(args):
 
 # ------------------------------------------------------------- self-test
 
-def _rec(sender, batch, fs, nid, vals, sweep=1700000000):
+def _rec(sender, batch, fs, nid, vals, sweep=1700000000, ops=None):
     r = {"sender": sender, "sweep": sweep, "batch": batch, "fs": fs,
          "nid": nid}
     r.update(zip(FIELDS, vals))
-    r.update(span_us=1000000, start_ns=sweep * 10**9)
+    r.update(span_us=1000000)
+    if ops:
+        r["mdt_ops"] = dict(ops)
+    r.update(start_ns=sweep * 10**9)
     return r
+
+
+def _v(counters, ops=None):
+    """Truth values: six counters, then the ops of {op: count}."""
+    return list(counters) + _ops_list(ops or {})
 
 
 def self_test():
     """The checker on synthetic data: returns the number of failures."""
-    base = {("scratch", "10.1.0.1@o2ib"): [100, 200, 1, 2, 3, 4],
-            ("scratch", "12@gni"): [5, 0, 1, 0, 1, 0]}
+    base = {("scratch", "10.1.0.1@o2ib"): _v([100, 200, 1, 2, 3, 4],
+                                             {"open": 2, "close": 2}),
+            ("scratch", "12@gni"): _v([5, 0, 1, 0, 1, 0])}
     final = dict(base)
-    final[("scratch", "10.1.0.1@o2ib")] = [1100, 1200, 11, 12, 23, 4]
-    final[("scratch", "12@gni")] = [5, 0, 1, 0, 1, 0]              # idle
-    final[("home", "10.1.0.7@o2ib")] = [(1 << 40) + 7, 0, 9, 0, 9, 2]  # new
+    final[("scratch", "10.1.0.1@o2ib")] = _v([1100, 1200, 11, 12, 23, 9],
+                                             {"open": 4, "close": 3,
+                                              "getattr": 1})
+    final[("scratch", "12@gni")] = _v([5, 0, 1, 0, 1, 0])          # idle
+    final[("home", "10.1.0.7@o2ib")] = _v([(1 << 40) + 7, 0, 9, 0, 9, 2],
+                                          {"mkdir": 1})             # new
+    mt = {"open": 2, "close": 1, "getattr": 1}
     peer = ("scratch", "10.0.0.11@o2ib")
     d1 = [_rec("oss1", 1, "scratch", "10.1.0.1@o2ib", [0] * 6),
           _rec("oss1", 1, "scratch", "12@gni", [0] * 6),
@@ -328,8 +403,10 @@ def self_test():
     d1 += b3
     d2 = [dict(r) for r in b3] + [
         _rec("oss1", 4, "home", "10.1.0.7@o2ib", [7, 0, 5, 0, 5, 0]),
-        _rec("mds1", 2, "home", "10.1.0.7@o2ib", [0, 0, 0, 0, 0, 2]),
-        _rec("mds1", 2, "scratch", "10.1.0.1@o2ib", [0, 0, 0, 0, 0, 0]),
+        _rec("mds1", 2, "home", "10.1.0.7@o2ib", [0, 0, 0, 0, 0, 2],
+             ops={"mkdir": 1}),
+        _rec("mds1", 2, "scratch", "10.1.0.1@o2ib", [0, 0, 0, 0, 0, 5],
+             ops=mt),
         _rec("mds1", 2, "scratch", peer[1], [0] * 6)]
     events = [{"step": 3, "type": "clear", "target": "scratch-OST0000",
                "immediate": True,
@@ -340,9 +417,9 @@ def self_test():
     failures = 0
 
     def expect(name, want_ok, dumps, base_=base, final_=final, first=None,
-               must=()):
+               must=(), with_ops=True):
         nonlocal failures
-        ok, lines = check(base_, final_, dumps, events, first)
+        ok, lines = check(base_, final_, dumps, events, first, with_ops)
         text = "\n".join(lines)
         good = ok == want_ok and all(m in text for m in must)
         print("%s - self-test: %s" % ("ok" if good else "FAIL", name))
@@ -358,7 +435,37 @@ def self_test():
         return out
 
     expect("exact, with the batch printed by both receivers counted once",
-           True, [("d1", d1, ""), ("d2", d2, "")], first=once)
+           True, [("d1", d1, ""), ("d2", d2, "")], first=once,
+           must=["2 with op counts"])
+    expect("a wrong op count", False,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, "10.1.0.1@o2ib",
+                                          "mdt_ops", dict(mt, getattr=2)),
+                              "")],
+           must=["mdt_ops.getattr", "+1"])
+    expect("op counts missing", False,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, "10.1.0.7@o2ib",
+                                          "mdt_ops", {"rmdir": 1}), "")],
+           must=["mdt_ops.mkdir", "-1", "mdt_ops.rmdir", "+1"])
+    expect("op counts not checked without them in the truth", True,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, "10.1.0.7@o2ib",
+                                          "mdt_ops", {"rmdir": 1}), "")],
+           with_ops=False)
+    expect("an unknown op", False,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, "10.1.0.1@o2ib",
+                                          "mdt_ops", dict(mt, chmod=1)), "")],
+           must=["bad record", "chmod"])
+    expect("an op printed with count 0", False,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, "10.1.0.1@o2ib",
+                                          "mdt_ops", dict(mt, sync=0)), "")],
+           must=["bad record"])
+    expect("op counts on a NID that is not in the truth", False,
+           [("d1", d1, ""), ("d2", mutate(d2, "mds1", 2, peer[1],
+                                          "mdt_ops", {"statfs": 3}), "")],
+           must=["10.0.0.11@o2ib", "mdt_ops.statfs", "not in the truth"])
+    expect("a baseline sweep with op counts", False,
+           [("d1", mutate(d1, "oss1", 1, "12@gni", "mdt_ops", {"open": 1}),
+             ""), ("d2", d2, "")], first=once,
+           must=["non-zero deltas for scratch 12@gni"])
     expect("a batch counted twice would not match (dedupe is needed)",
            False, [("d1", d1, ""),
                    ("d2", mutate(d2, "oss1", 3, "10.1.0.1@o2ib", "batch", 5),
@@ -421,7 +528,9 @@ def self_test():
 
         def truth(rows, step):
             return {"step": step, "time": 0, "time_ns": 0, "rows": [
-                dict(fs=k[0], nid=k[1], state="active", **dict(zip(FIELDS, v)))
+                dict(fs=k[0], nid=k[1], state="active",
+                     mdt_ops={o: c for o, c in zip(OPS, v[6:]) if c},
+                     **dict(zip(FIELDS, v)))
                 for k, v in rows.items()]}
 
         args = ["--baseline", write("b.json", truth(base, 0)),

@@ -96,8 +96,9 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 			d.oss_ops = 1;
 			(void)snprintf(nid, sizeof(nid), "10.9.0.%u@o2ib",
 			    c + 1);
-			if (outbox_add(&t->ob, "scratch", nid, &d, 20000000,
-			        NULL, 1000 + (uint64_t)t->added * 20, 0) < 0)
+			if (outbox_add(&t->ob, "scratch", nid, &d, NULL,
+			        20000000, NULL, 1000 + (uint64_t)t->added * 20,
+			        0) < 0)
 				fatalx("outbox_add failed");
 		}
 		t->added++;

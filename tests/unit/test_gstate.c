@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The gatherer's state file: round trip, and every damage refused. */
+/* The gatherer's state file: round trip (MDT op counts included), every
+ * damage refused, a file of the previous version (no op counts) read. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include "err.h"
 #include "gstate.h"
 #include "gtable.h"
+#include "hmac.h"
+#include "mdops.h"
 #include "outbox.h"
 #include "testutil.h"
 #include "wire.h"
@@ -34,12 +37,28 @@ sample(uint64_t rb, uint64_t snap_ns)
 static int
 to_outbox(void *arg, const struct gt_record *r)
 {
-	return outbox_add(arg, r->fs, r->nid, &r->d, r->span_us, r->cspan_us,
-	    T0 / S, r->start_ns);
+	return outbox_add(arg, r->fs, r->nid, &r->d, r->ops, r->span_us,
+	    r->cspan_us, T0 / S, r->start_ns);
 }
 
-/* Two sweeps over two targets, a peer and a stale export; the first
- * sweep's batch in flight, the second's pending. */
+/* The op counts of the MDT's export n at sweep k (some all zero). */
+static struct mdops
+mdt_ops(unsigned n, unsigned k)
+{
+	struct mdops m;
+
+	memset(&m, 0, sizeof(m));
+	if (n == 2)
+		return m;
+	m.v[MDOPS_OPEN] = 10ULL * (n + 1) * (k + 1);
+	m.v[MDOPS_CLOSE] = 9ULL * (n + 1) * (k + 1);
+	m.v[MDOPS_FALLOCATE] = k + n;
+	return m;
+}
+
+/* Three sweeps over two targets, a peer and a stale export, the MDT's
+ * op counts: the first sweep's batch (the baseline) acknowledged, the
+ * second's in flight, the third's pending. */
 static void
 build(struct gtable *t, struct outbox *ob)
 {
@@ -53,8 +72,8 @@ build(struct gtable *t, struct outbox *ob)
 	int rc;
 
 	gtable_init(t);
-	outbox_init(ob, 41);
-	for (k = 0; k < 2; k++) {
+	outbox_init(ob, 40);
+	for (k = 0; k < 3; k++) {
 		gtable_sweep_begin(t, T0 + k * 20 * S, 20 * S);
 		tg[0] = gtable_target(t, "scratch-OST0000", "scratch",
 		    LH_TARGET_OST, 5, 10);
@@ -66,6 +85,7 @@ build(struct gtable *t, struct outbox *ob)
 				struct delta_sample s =
 				    sample(1000 * (n + 1) * (k + 1),
 				        T0 + k * 20 * S);
+				struct mdops ops = mdt_ops(n, k);
 
 				e = gtable_export(t, tg[i], nids[n], 100 + n,
 				    &rc);
@@ -75,17 +95,20 @@ build(struct gtable *t, struct outbox *ob)
 					    n == 4     ? LTREE_PEER_SERVER :
 					        n == 3 ? LTREE_PEER_STALE :
 					                 LTREE_PEER_CLIENT);
-				gtable_observe(t, e, &s);
+				gtable_observe(t, tg[i], e, &s, &ops);
 			}
 		}
 		ck_assert_int_eq(gtable_sweep_end(t, to_outbox, ob), 0);
 		outbox_seal(ob);
-		if (k == 0) {
+		if (k < 2) {
 			wbuf_init(&w, 0);
-			ck_assert_int_eq(outbox_next(ob, &w, &batch, &sw), 0);
-			ck_assert_uint_eq(batch, 42);
+			ck_assert_int_eq(outbox_next(ob, &w, true, &batch, &sw),
+			    0);
+			ck_assert_uint_eq(batch, 41 + k);
 			wbuf_free(&w);
 		}
+		if (k == 0)
+			ck_assert_int_eq(outbox_acked(ob, 41), 0);
 	}
 }
 
@@ -100,12 +123,51 @@ tmpdir(void)
 }
 
 static void
-encode_outbox(struct outbox *ob, struct wbuf *w)
+encode_outbox_ops(struct outbox *ob, bool ops, struct wbuf *w)
 {
 	uint64_t batch, sw;
 
 	wbuf_init(w, 0);
-	ck_assert_int_eq(outbox_next(ob, w, &batch, &sw), 0);
+	ck_assert_int_eq(outbox_next(ob, w, ops, &batch, &sw), 0);
+}
+
+static void
+encode_outbox(struct outbox *ob, struct wbuf *w)
+{
+	encode_outbox_ops(ob, true, w);
+}
+
+/* The same targets and exports, counters and op memory. */
+static void
+assert_same_tables(const struct gtable *t, const struct gtable *t2)
+{
+	size_t i, j;
+
+	ck_assert_uint_eq(t2->ntargets, t->ntargets);
+	for (i = 0; i < t->ntargets; i++) {
+		const struct gt_target *x = t->targets[i], *y = t2->targets[i];
+
+		ck_assert_str_eq(y->name, x->name);
+		ck_assert_uint_eq(y->ino, x->ino);
+		ck_assert_uint_eq(y->nexp, x->nexp);
+		ck_assert_int_eq(y->ops == NULL, x->ops == NULL);
+		for (j = 0; j < x->nexp; j++) {
+			const struct gt_export *a = &x->exp[j];
+			const struct gt_export *b = &y->exp[j];
+
+			ck_assert_str_eq(t2->clients[b->client].nid,
+			    t->clients[a->client].nid);
+			ck_assert_uint_eq(b->cls, a->cls);
+			ck_assert_uint_eq(b->ino, a->ino);
+			ck_assert(
+			    memcmp(&b->prev, &a->prev, sizeof(a->prev)) == 0);
+			ck_assert_int_eq(b->ops_unknown, a->ops_unknown);
+			if (x->ops != NULL)
+				ck_assert(memcmp(&y->ops[j], &x->ops[j],
+				              sizeof(x->ops[j])) == 0);
+		}
+	}
+	ck_assert_uint_eq(t2->nclients, t->nclients);
 }
 
 START_TEST(round_trip)
@@ -117,7 +179,7 @@ START_TEST(round_trip)
 	uint64_t scope = 0;
 	char *dir = tmpdir();
 	char path[256];
-	size_t i, j;
+	size_t i;
 
 	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
 	build(&t, &ob);
@@ -130,23 +192,11 @@ START_TEST(round_trip)
 	ck_assert(t2.history);
 	ck_assert_uint_eq(t2.last_sweep_ns, t.last_sweep_ns);
 	ck_assert_uint_eq(t2.ntargets, 2);
-	for (i = 0; i < 2; i++) {
-		ck_assert_str_eq(t2.targets[i]->name, t.targets[i]->name);
-		ck_assert_uint_eq(t2.targets[i]->ino, t.targets[i]->ino);
-		ck_assert_uint_eq(t2.targets[i]->nexp, t.targets[i]->nexp);
-		for (j = 0; j < t.targets[i]->nexp; j++) {
-			const struct gt_export *a = &t.targets[i]->exp[j];
-			const struct gt_export *b = &t2.targets[i]->exp[j];
-
-			ck_assert_str_eq(t2.clients[b->client].nid,
-			    t.clients[a->client].nid);
-			ck_assert_uint_eq(b->cls, a->cls);
-			ck_assert_uint_eq(b->ino, a->ino);
-			ck_assert(
-			    memcmp(&b->prev, &a->prev, sizeof(a->prev)) == 0);
-		}
-	}
-	ck_assert_uint_eq(t2.nclients, t.nclients);
+	ck_assert_ptr_nonnull(t.targets[1]->ops); /* the MDT's */
+	assert_same_tables(&t, &t2);
+	/* Both batches have op sums. */
+	ck_assert_uint_gt(ob.inflight.nops, 0);
+	ck_assert_uint_gt(ob.pending.nops, 0);
 	/* The peer is still a peer. */
 	for (i = 0; i < t2.nclients; i++)
 		ck_assert_int_eq(t2.clients[i].peer,
@@ -254,6 +304,236 @@ START_TEST(damage_refused)
 }
 END_TEST
 
+/* ---- version 2: the layout before op counts, as gstate.c wrote it ---- */
+
+static void
+v2_counters(struct wbuf *w, const struct iocount *c)
+{
+	(void)wbuf_put_varint(w, c->read_bytes);
+	(void)wbuf_put_varint(w, c->write_bytes);
+	(void)wbuf_put_varint(w, c->read_ops);
+	(void)wbuf_put_varint(w, c->write_ops);
+	(void)wbuf_put_varint(w, c->oss_ops);
+	(void)wbuf_put_varint(w, c->mds_ops);
+}
+
+static void
+v2_target(struct wbuf *w, const struct gtable *t, const struct gt_target *tg,
+    uint8_t extra_flags)
+{
+	size_t i;
+
+	(void)wbuf_put_str8(w, tg->name);
+	(void)wbuf_put_str8(w, tg->fs);
+	(void)wbuf_put_u8(w, (uint8_t)tg->kind);
+	(void)wbuf_put_varint(w, tg->dev);
+	(void)wbuf_put_varint(w, tg->ino);
+	(void)wbuf_put_varint(w, tg->nexp);
+	for (i = 0; i < tg->nexp; i++) {
+		const struct gt_export *e = &tg->exp[i];
+
+		(void)wbuf_put_str8(w, t->clients[e->client].nid);
+		(void)wbuf_put_varint(w, e->ino);
+		(void)wbuf_put_u8(w,
+		    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
+		        (e->have ? 8u : 0u) | extra_flags));
+		v2_counters(w, &e->prev.c);
+		(void)wbuf_put_varint(w, e->prev.samples);
+		(void)wbuf_put_varint(w, e->prev.snap_ns);
+		(void)wbuf_put_varint(w, e->prev.start_ns);
+	}
+}
+
+static void
+v2_batch(struct wbuf *w, const struct outbox_batch *b)
+{
+	size_t i;
+	unsigned c;
+
+	(void)wbuf_put_varint(w, b->batch);
+	(void)wbuf_put_varint(w, b->first_sweep);
+	(void)wbuf_put_varint(w, b->last_sweep);
+	(void)wbuf_put_varint(w, b->start_ns);
+	(void)wbuf_put_varint(w, b->n);
+	for (i = 0; i < b->n; i++) {
+		const struct outbox_rec *r = &b->recs[i];
+
+		(void)wbuf_put_str8(w, r->fs);
+		(void)wbuf_put_str8(w, r->nid);
+		v2_counters(w, &r->d);
+		(void)wbuf_put_varint(w, r->span_us);
+		for (c = 0; c < MSG_NCOUNTERS; c++)
+			(void)wbuf_put_varint(w, r->cspan_us[c]);
+	}
+}
+
+/* A state file of t and ob in the version 2 layout (version: what its
+ * header says; extra_flags: or-ed into every export's flags), checksum
+ * included. */
+static void
+v2_encode(struct wbuf *w, const struct gtable *t, const struct outbox *ob,
+    uint32_t version, uint8_t extra_flags)
+{
+	uint8_t sum[SHA256_LEN];
+	size_t i;
+
+	wbuf_init(w, 0);
+	(void)wbuf_put(w, "LHGS", 4);
+	(void)wbuf_put_be32(w, version);
+	(void)wbuf_put_be64(w, T0 + 45 * S);
+	(void)wbuf_put_be64(w, t->last_sweep_ns);
+	(void)wbuf_put_be64(w, ob->last_batch);
+	(void)wbuf_put_be64(w, 77);
+	(void)wbuf_put_varint(w, t->ntargets);
+	for (i = 0; i < t->ntargets; i++)
+		v2_target(w, t, t->targets[i], extra_flags);
+	(void)wbuf_put_u8(w, ob->have_inflight ? 1 : 0);
+	if (ob->have_inflight)
+		v2_batch(w, &ob->inflight);
+	v2_batch(w, &ob->pending);
+	ck_assert_int_eq(sha256(w->data, w->len, sum), 0);
+	(void)wbuf_put(w, sum, sizeof(sum));
+	ck_assert_int_eq(wbuf_status(w), 0);
+}
+
+/* An upgrade keeps what was saved: a version 2 file is read, without op
+ * counts.  The MDT exports' op counts are then unknown: their next op
+ * delta is a baseline, not all they ever counted; a save keeps that. */
+START_TEST(version2_read)
+{
+	static const struct mdops zero;
+	struct gtable t, t2, t3;
+	struct outbox ob, ob2, ob3;
+	struct lh_err err;
+	struct wbuf f, w1, w2;
+	struct gt_target *tg;
+	struct gt_export *e;
+	uint64_t scope = 0;
+	char *dir = tmpdir();
+	char path[256];
+	size_t i, n_ops = 0;
+	int rc;
+
+	build(&t, &ob);
+	v2_encode(&f, &t, &ob, 2, 0);
+	gtable_init(&t2);
+	outbox_init(&ob2, 0);
+	ck_assert_msg(gstate_decode(f.data, f.len, &scope, &t2, &ob2, &err) ==
+	        0,
+	    "%s", err.reason);
+	ck_assert_uint_eq(scope, 77);
+	ck_assert_uint_eq(ob2.last_batch, 42);
+	ck_assert(ob2.have_inflight);
+	ck_assert_uint_eq(ob2.inflight.nops, 0);
+	ck_assert_uint_eq(ob2.pending.nops, 0);
+	/* The batches: the same records, without their op counts. */
+	encode_outbox_ops(&ob, false, &w1);
+	encode_outbox_ops(&ob2, true, &w2);
+	ck_assert_uint_eq(w1.len, w2.len);
+	ck_assert(memcmp(w1.data, w2.data, w1.len) == 0);
+	wbuf_free(&w1);
+	wbuf_free(&w2);
+	/* The tables: the same, but for the MDT's op counts. */
+	tg = t.targets[1];
+	for (i = 0; i < tg->nexp; i++) {
+		tg->exp[i].ops_unknown = tg->exp[i].have;
+		tg->ops[i] = zero;
+	}
+	assert_same_tables(&t, &t2);
+
+	/* Saved again (version 3) before any sweep: still unknown. */
+	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
+	ck_assert_int_eq(gstate_save(path, 77, &t2, &ob2, &err), 0);
+	gtable_init(&t3);
+	outbox_init(&ob3, 0);
+	ck_assert_msg(gstate_load(path, &scope, &t3, &ob3, &err) == 0, "%s",
+	    err.reason);
+	assert_same_tables(&t2, &t3);
+
+	/* The next sweep: counters exact, op counts a baseline. */
+	gtable_sweep_begin(&t3, T0 + 60 * S, 20 * S);
+	tg = gtable_target(&t3, "scratch-MDT0000", "scratch", LH_TARGET_MDT, 5,
+	    11);
+	ck_assert_ptr_nonnull(tg);
+	gtable_target_listed(tg);
+	for (i = 0; i < 3; i++) {
+		static const char *nids[] = {"10.1.0.1@o2ib", "10.2.0.9@o2ib2",
+		    "27@gni"};
+		struct delta_sample s = sample(1000 * (i + 1) * 4, T0 + 60 * S);
+		struct mdops o = mdt_ops((unsigned)i, 3);
+
+		e = gtable_export(&t3, tg, nids[i], 100 + i, &rc);
+		ck_assert_ptr_nonnull(e);
+		ck_assert(e->ops_unknown);
+		gtable_observe(&t3, tg, e, &s, &o);
+		ck_assert(!e->ops_unknown);
+	}
+	ck_assert_int_eq(gtable_sweep_end(&t3, to_outbox, &ob3), 0);
+	for (i = 0; i < ob3.pending.n; i++) {
+		const struct outbox_rec *r = &ob3.pending.recs[i];
+
+		/* Added to the pending batch: two targets' deltas of the
+		 * third sweep, then the MDT's of this one. */
+		n_ops += r->ops != OUTBOX_NO_OPS;
+		if (strcmp(r->nid, "10.1.0.1@o2ib") == 0)
+			ck_assert_uint_eq(r->d.read_bytes, 3 * 1000);
+		if (strcmp(r->nid, "27@gni") == 0)
+			ck_assert_uint_eq(r->d.read_bytes, 3 * 3000);
+	}
+	ck_assert_uint_eq(n_ops, 0);
+	ck_assert_uint_eq(ob3.pending.nops, 0);
+
+	wbuf_free(&f);
+	gtable_free(&t);
+	gtable_free(&t2);
+	gtable_free(&t3);
+	outbox_free(&ob);
+	outbox_free(&ob2);
+	outbox_free(&ob3);
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(dir);
+}
+END_TEST
+
+/* Version 2 cannot hold op counts, nor versions 1 and 4 be read. */
+START_TEST(other_versions_refused)
+{
+	static const uint32_t bad[] = {1, 4, 0xffffffffu};
+	struct gtable t, t2;
+	struct outbox ob, ob2;
+	struct lh_err err;
+	struct wbuf f;
+	uint64_t scope;
+	size_t i;
+
+	build(&t, &ob);
+	v2_encode(&f, &t, &ob, 2, 16);
+	gtable_init(&t2);
+	outbox_init(&ob2, 0);
+	ck_assert_int_eq(gstate_decode(f.data, f.len, &scope, &t2, &ob2, &err),
+	    -EBADMSG);
+	ck_assert_str_eq(err.reason, "damaged: export");
+	gtable_free(&t2);
+	outbox_free(&ob2);
+	wbuf_free(&f);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v2_encode(&f, &t, &ob, bad[i], 0);
+		gtable_init(&t2);
+		outbox_init(&ob2, 0);
+		ck_assert_int_eq(gstate_decode(f.data, f.len, &scope, &t2, &ob2,
+		                     &err),
+		    -EBADMSG);
+		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 and 3"));
+		gtable_free(&t2);
+		outbox_free(&ob2);
+		wbuf_free(&f);
+	}
+	gtable_free(&t);
+	outbox_free(&ob);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -263,6 +543,8 @@ main(void)
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, missing_is_enoent);
 	tcase_add_test(tc, damage_refused);
+	tcase_add_test(tc, version2_read);
+	tcase_add_test(tc, other_versions_refused);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The gatherer's tables: baselines, sums over targets, exact per-counter
- * spans, peers, exports and targets coming and going, restore. */
+ * spans, peers, exports and targets coming and going, restore, MDT op
+ * counts. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ struct got {
 	struct gt_record r[64];
 	char nid[64][NID_STR_MAX];
 	char fs[64][LTREE_FS_MAX];
+	struct mdops ops[64]; /* r[i].ops points here, or is NULL */
 };
 
 static int
@@ -27,6 +29,10 @@ collect(void *arg, const struct gt_record *r)
 
 	ck_assert_uint_lt(g->n, 64);
 	g->r[g->n] = *r;
+	if (r->ops != NULL) {
+		g->ops[g->n] = *r->ops;
+		g->r[g->n].ops = &g->ops[g->n];
+	}
 	(void)snprintf(g->nid[g->n], NID_STR_MAX, "%s", r->nid);
 	(void)snprintf(g->fs[g->n], LTREE_FS_MAX, "%s", r->fs);
 	g->n++;
@@ -79,7 +85,7 @@ see(struct gtable *t, struct gt_target *tg, const char *nid, uint64_t ino,
 	ck_assert_ptr_nonnull(e);
 	if (gtable_needs_uuid(e, &s))
 		gtable_classify(t, e, cls);
-	gtable_observe(t, e, &s);
+	gtable_observe(t, tg, e, &s, NULL);
 }
 
 static struct gt_target *
@@ -219,12 +225,12 @@ START_TEST(stale_export_rechecked_when_it_moves)
 	e = gtable_export(&t, a, "10.1.0.7@o2ib", 3, &rc);
 	ck_assert(gtable_needs_uuid(e, &s));
 	gtable_classify(&t, e, LTREE_PEER_STALE);
-	gtable_observe(&t, e, &s);
+	gtable_observe(&t, a, e, &s, NULL);
 	ck_assert(!gtable_needs_uuid(e, &s)); /* still: no uuid read */
 	s.samples++;
 	ck_assert(gtable_needs_uuid(e, &s)); /* it moves: look again */
 	gtable_classify(&t, e, LTREE_PEER_CLIENT);
-	gtable_observe(&t, e, &s);
+	gtable_observe(&t, a, e, &s, NULL);
 	s.samples++;
 	ck_assert(!gtable_needs_uuid(e, &s)); /* a client, once and for all */
 	gtable_free(&t);
@@ -444,10 +450,10 @@ START_TEST(restore_then_sweep)
 	ck_assert_ptr_null(gtable_restore_target(&t, "scratch-OST0000",
 	    "scratch", LH_TARGET_OST, 1, 10));
 	ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
-	                     LTREE_PEER_CLIENT, true, &prev),
+	                     LTREE_PEER_CLIENT, true, &prev, NULL),
 	    0);
 	ck_assert_int_lt(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
-	                     LTREE_PEER_CLIENT, true, &prev),
+	                     LTREE_PEER_CLIENT, true, &prev, NULL),
 	    0);
 	gtable_restored(&t, T0);
 	/* Restarted an hour later: the delta is the hour's. */
@@ -482,7 +488,7 @@ START_TEST(new_targets_after_restart)
 		a = gtable_restore_target(&t, "scratch-OST0000", "scratch",
 		    LH_TARGET_OST, 1, 10);
 		ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib",
-		                     100, LTREE_PEER_CLIENT, true, &prev),
+		                     100, LTREE_PEER_CLIENT, true, &prev, NULL),
 		    0);
 		gtable_restored(&t, T0);
 		t.new_targets_are_old = widened != 0;
@@ -514,6 +520,288 @@ START_TEST(new_targets_after_restart)
 }
 END_TEST
 
+/* ---- MDT op counts ---- */
+
+/* Op counts: open, close, getattr; the rest zero. */
+static struct mdops
+mops(uint64_t open, uint64_t close, uint64_t getattr)
+{
+	struct mdops m;
+
+	memset(&m, 0, sizeof(m));
+	m.v[MDOPS_OPEN] = open;
+	m.v[MDOPS_CLOSE] = close;
+	m.v[MDOPS_GETATTR] = getattr;
+	return m;
+}
+
+/* An MDT export's sample: mds_ops is the sum of its ops (and more). */
+static struct delta_sample
+msample(const struct mdops *m, uint64_t extra, uint64_t snap_ns)
+{
+	struct delta_sample s;
+	unsigned i;
+
+	memset(&s, 0, sizeof(s));
+	s.c.mds_ops = extra;
+	for (i = 0; i < MDOPS_N; i++)
+		s.c.mds_ops += m->v[i];
+	s.samples = s.c.mds_ops;
+	s.snap_ns = snap_ns;
+	return s;
+}
+
+static void
+see_mdt(struct gtable *t, struct gt_target *tg, const char *nid, uint64_t ino,
+    const struct mdops *m, struct delta_sample s)
+{
+	struct gt_export *e;
+	int rc;
+
+	e = gtable_export(t, tg, nid, ino, &rc);
+	ck_assert_ptr_nonnull(e);
+	if (gtable_needs_uuid(e, &s))
+		gtable_classify(t, e, LTREE_PEER_CLIENT);
+	gtable_observe(t, tg, e, &s, m);
+}
+
+static void
+assert_ops(const struct gt_record *r, uint64_t open, uint64_t close,
+    uint64_t getattr)
+{
+	struct mdops want = mops(open, close, getattr);
+	unsigned i;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_nonnull(r->ops);
+	for (i = 0; i < MDOPS_N; i++)
+		ck_assert_msg(r->ops->v[i] == want.v[i],
+		    "%s %s: %s is %llu, want %llu", r->fs, r->nid,
+		    mdops_name(i), (unsigned long long)r->ops->v[i],
+		    (unsigned long long)want.v[i]);
+}
+
+/* Baseline: no ops; then cur - prev per op (one that went down counts
+ * its current value); then a reset of the counters: the current counts. */
+START_TEST(ops_baseline_normal_reset)
+{
+	struct gtable t;
+	struct gt_target *m;
+	struct got g;
+	struct mdops o;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	o = mops(100, 90, 50);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 10, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	ck_assert_uint_eq(g.n, 1);
+	ck_assert_ptr_null(g.r[0].ops); /* baseline */
+
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	o = mops(130, 95, 7); /* getattr down, the total still up */
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 100, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(&g.r[0], 30, 5, 7);
+
+	gtable_sweep_begin(&t, T0 + 40 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	o = mops(4, 3, 2); /* cleared: everything went down */
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 0, T0 + 40 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(&g.r[0], 4, 3, 2);
+
+	/* Still: a record with ops, all zero. */
+	gtable_sweep_begin(&t, T0 + 60 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 0, T0 + 60 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(&g.r[0], 0, 0, 0);
+	gtable_free(&t);
+}
+END_TEST
+
+/* An export new after the first sweep, and a re-created directory: all
+ * of their counts. */
+START_TEST(ops_new_export)
+{
+	struct gtable t;
+	struct gt_target *m;
+	struct got g;
+	struct mdops o1 = mops(10, 10, 10), o2 = mops(7, 6, 5);
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o1, msample(&o1, 0, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	o1 = mops(20, 15, 10);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 9, &o1, msample(&o1, 0, T0 + 20 * S));
+	see_mdt(&t, m, "10.1.0.2@o2ib", 2, &o2, msample(&o2, 0, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(find(&g, "scratch", "10.1.0.1@o2ib"), 20, 15, 10);
+	assert_ops(find(&g, "scratch", "10.1.0.2@o2ib"), 7, 6, 5);
+	gtable_free(&t);
+}
+END_TEST
+
+/* DNE: a client's ops on two MDTs are summed; a client seen on OSTs only
+ * has none, and a table without an MDT keeps no op memory at all. */
+START_TEST(ops_dne_sum_and_ost_only)
+{
+	struct gtable t, o;
+	struct gt_target *a, *m0, *m1;
+	struct got g;
+	struct mdops x0 = mops(1, 1, 1), x1 = mops(2, 2, 2);
+	unsigned k;
+
+	gtable_init(&t);
+	for (k = 0; k < 2; k++) {
+		gtable_sweep_begin(&t, T0 + k * 20 * S, 20 * S);
+		a = target(&t, "scratch-OST0000", 10);
+		m0 = target(&t, "scratch-MDT0000", 12);
+		m1 = target(&t, "scratch-MDT0001", 13);
+		x0 = mops(1 + k * 10, 1 + k * 20, 1);
+		x1 = mops(2 + k * 3, 2, 2 + k * 4);
+		see(&t, a, "10.1.0.1@o2ib", 1, LTREE_PEER_CLIENT,
+		    sample(k * 100, 0, k, T0 + k * 20 * S));
+		see(&t, a, "10.1.0.9@o2ib", 9, LTREE_PEER_CLIENT,
+		    sample(k * 100, 0, k, T0 + k * 20 * S));
+		see_mdt(&t, m0, "10.1.0.1@o2ib", 2, &x0,
+		    msample(&x0, 0, T0 + k * 20 * S));
+		see_mdt(&t, m1, "10.1.0.1@o2ib", 3, &x1,
+		    msample(&x1, 0, T0 + k * 20 * S));
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		ck_assert_uint_eq(g.n, 2);
+	}
+	assert_ops(find(&g, "scratch", "10.1.0.1@o2ib"), 13, 20, 4);
+	ck_assert_ptr_null(find(&g, "scratch", "10.1.0.9@o2ib")->ops);
+	ck_assert_ptr_null(t.targets[0]->ops); /* the OST's exports */
+	gtable_free(&t);
+
+	gtable_init(&o);
+	gtable_sweep_begin(&o, T0, 20 * S);
+	a = target(&o, "scratch-OST0000", 10);
+	see(&o, a, "10.1.0.1@o2ib", 1, LTREE_PEER_CLIENT, sample(0, 0, 0, T0));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&o, collect, &g), 0);
+	ck_assert_ptr_null(o.cops);
+	ck_assert(!o.mdt);
+	ck_assert_ptr_null(g.r[0].ops);
+	gtable_free(&o);
+}
+END_TEST
+
+/* Clients and exports that go away: the op memory of those that stay
+ * moves with them. */
+START_TEST(ops_survive_compaction)
+{
+	struct gtable t;
+	struct gt_target *a, *m;
+	struct got g;
+	struct mdops o;
+	char nid[32];
+	unsigned k, c;
+
+	gtable_init(&t);
+	for (k = 0; k < 4; k++) {
+		gtable_sweep_begin(&t, T0 + k * 20 * S, 20 * S);
+		a = target(&t, "scratch-OST0000", 10);
+		m = target(&t, "scratch-MDT0000", 12);
+		for (c = 0; c < 6; c++) {
+			/* Sweep 2 drops the even clients from the MDT and
+			 * client 4 altogether. */
+			(void)snprintf(nid, sizeof(nid), "10.1.0.%u@o2ib", c);
+			if (k == 2 && c == 4)
+				continue;
+			see(&t, a, nid, 100 + c, LTREE_PEER_CLIENT,
+			    sample(0, 0, 0, T0 + k * 20 * S));
+			if (k == 2 && c % 2 == 0)
+				continue;
+			o = mops(1000 * c + 10 * k, 0, 0);
+			see_mdt(&t, m, nid, 200 + c, &o,
+			    msample(&o, 0, T0 + k * 20 * S));
+		}
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		if (k != 2)
+			continue;
+		/* Off the MDT this sweep: no ops. */
+		ck_assert_uint_eq(g.n, 5);
+		ck_assert_ptr_null(find(&g, "scratch", "10.1.0.0@o2ib")->ops);
+		ck_assert_ptr_null(find(&g, "scratch", "10.1.0.2@o2ib")->ops);
+		assert_ops(find(&g, "scratch", "10.1.0.3@o2ib"), 10, 0, 0);
+		/* Moved down over client 4, its sums with it. */
+		assert_ops(find(&g, "scratch", "10.1.0.5@o2ib"), 10, 0, 0);
+		ck_assert_uint_eq(t.nclients, 5);
+	}
+	/* Odd clients: 10 per sweep; even ones (and 4) are new again on
+	 * the MDT: all of their count. */
+	for (c = 0; c < 6; c++) {
+		(void)snprintf(nid, sizeof(nid), "10.1.0.%u@o2ib", c);
+		assert_ops(find(&g, "scratch", nid),
+		    c % 2 == 1 ? 10 : 1000 * c + 30, 0, 0);
+	}
+	gtable_free(&t);
+}
+END_TEST
+
+/* Restored MDT exports: with their op counts, the next delta is exact;
+ * without (an older state file), the next op delta is a baseline. */
+START_TEST(ops_restore)
+{
+	struct gtable t;
+	struct gt_target *m;
+	struct got g;
+	struct mdops p = mops(100, 100, 100), o = mops(150, 120, 100);
+	struct delta_sample prev = msample(&p, 0, T0);
+
+	gtable_init(&t);
+	m = gtable_restore_target(&t, "scratch-MDT0000", "scratch",
+	    LH_TARGET_MDT, 1, 12);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(gtable_restore_export(&t, m, "10.1.0.1@o2ib", 1,
+	                     LTREE_PEER_CLIENT, true, &prev, &p),
+	    0);
+	ck_assert_int_eq(gtable_restore_export(&t, m, "10.1.0.2@o2ib", 2,
+	                     LTREE_PEER_CLIENT, true, &prev, NULL),
+	    0);
+	gtable_restored(&t, T0);
+	gtable_sweep_begin(&t, T0 + 20 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 0, T0 + 20 * S));
+	see_mdt(&t, m, "10.1.0.2@o2ib", 2, &o, msample(&o, 0, T0 + 20 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(find(&g, "scratch", "10.1.0.1@o2ib"), 50, 20, 0);
+	assert_ops(find(&g, "scratch", "10.1.0.2@o2ib"), 0, 0, 0);
+	ck_assert_uint_eq(find(&g, "scratch", "10.1.0.2@o2ib")->d.mds_ops, 70);
+
+	gtable_sweep_begin(&t, T0 + 40 * S, 20 * S);
+	m = target(&t, "scratch-MDT0000", 12);
+	o = mops(151, 121, 101);
+	see_mdt(&t, m, "10.1.0.1@o2ib", 1, &o, msample(&o, 0, T0 + 40 * S));
+	see_mdt(&t, m, "10.1.0.2@o2ib", 2, &o, msample(&o, 0, T0 + 40 * S));
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+	assert_ops(find(&g, "scratch", "10.1.0.1@o2ib"), 1, 1, 1);
+	assert_ops(find(&g, "scratch", "10.1.0.2@o2ib"), 1, 1, 1);
+	gtable_free(&t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -532,6 +820,11 @@ main(void)
 	tcase_add_test(tc, many_clients_churn);
 	tcase_add_test(tc, restore_then_sweep);
 	tcase_add_test(tc, new_targets_after_restart);
+	tcase_add_test(tc, ops_baseline_normal_reset);
+	tcase_add_test(tc, ops_new_export);
+	tcase_add_test(tc, ops_dne_sum_and_ost_only);
+	tcase_add_test(tc, ops_survive_compaction);
+	tcase_add_test(tc, ops_restore);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

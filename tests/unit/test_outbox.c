@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The sender's unacknowledged data: coalescing, identical resends,
- * acknowledgements, bounded memory over a long outage. */
+ * acknowledgements, bounded memory over a long outage, MDT op counts. */
 #include <check.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -55,23 +55,23 @@ START_TEST(coalesce_resend_ack)
 	ck_assert(!outbox_has_data(&ob));
 	wbuf_init(&w1, 0);
 	wbuf_init(&w2, 0);
-	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), -ENODATA);
+	ck_assert_int_eq(outbox_next(&ob, &w1, true, &batch, &sweep), -ENODATA);
 
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d,
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d, NULL,
 	                     20000000, NULL, 1000, 5),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d,
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.1@o2ib", &d, NULL,
 	                     20000000, NULL, 1020, 7),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "home", "10.1.0.1@o2ib", &d, 20000000,
-	                     NULL, 1020, 7),
+	ck_assert_int_eq(outbox_add(&ob, "home", "10.1.0.1@o2ib", &d, NULL,
+	                     20000000, NULL, 1020, 7),
 	    0);
 	ck_assert_uint_eq(ob.pending.n, 2);
 
 	/* Nothing is numbered until sealed. */
-	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), -ENODATA);
+	ck_assert_int_eq(outbox_next(&ob, &w1, true, &batch, &sweep), -ENODATA);
 	outbox_seal(&ob);
-	ck_assert_int_eq(outbox_next(&ob, &w1, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(&ob, &w1, true, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 42);
 	ck_assert_uint_eq(sweep, 1020);
 	memset(&s, 0, sizeof(s));
@@ -87,11 +87,11 @@ START_TEST(coalesce_resend_ack)
 
 	/* New data while 42 is in flight goes to the next batch; a resend
 	 * of 42 is byte for byte the same. */
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.2@o2ib", &d,
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.1.0.2@o2ib", &d, NULL,
 	                     20000000, NULL, 1040, 9),
 	    0);
 	outbox_seal(&ob); /* 42 is in flight: nothing changes */
-	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(&ob, &w2, true, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 42);
 	ck_assert(w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0);
 
@@ -99,9 +99,9 @@ START_TEST(coalesce_resend_ack)
 	ck_assert_int_eq(outbox_acked(&ob, 42), 0);
 	ck_assert_int_eq(outbox_acked(&ob, 42), -ESRCH);
 	wbuf_reset(&w2);
-	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), -ENODATA);
+	ck_assert_int_eq(outbox_next(&ob, &w2, true, &batch, &sweep), -ENODATA);
 	outbox_seal(&ob);
-	ck_assert_int_eq(outbox_next(&ob, &w2, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(&ob, &w2, true, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 43);
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(msg_sweep_decode(&h, w2.data, w2.len, sum_cb, &s,
@@ -137,14 +137,15 @@ START_TEST(long_outage_bounded)
 			(void)snprintf(nid, sizeof(nid), "10.1.0.%u@o2ib",
 			    c + 1);
 			ck_assert_int_eq(outbox_add(&ob, "scratch", nid, &d,
-			                     20000000, NULL, 1000 + k * 20, 0),
+			                     NULL, 20000000, NULL,
+			                     1000 + k * 20, 0),
 			    0);
 		}
 	}
 	ck_assert_uint_eq(ob.pending.n, 250);
 	wbuf_init(&w, 0);
 	outbox_seal(&ob);
-	ck_assert_int_eq(outbox_next(&ob, &w, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
 	    0);
@@ -170,6 +171,8 @@ struct recs {
 	uint64_t span_us[8];
 	uint64_t cspan_us[8][MSG_NCOUNTERS];
 	bool has_cspan[8];
+	bool has_ops[8];
+	struct mdops ops[8];
 };
 
 static int
@@ -184,6 +187,9 @@ keep_cb(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	k->span_us[k->n] = r->span_us;
 	memcpy(k->cspan_us[k->n], r->cspan_us, sizeof(r->cspan_us));
 	k->has_cspan[k->n] = r->has_cspan;
+	k->has_ops[k->n] = r->ops != NULL;
+	if (r->ops != NULL)
+		k->ops[k->n] = *r->ops;
 	k->n++;
 	return 0;
 }
@@ -209,7 +215,7 @@ send_and_keep(struct outbox *ob, struct recs *k, struct msg_sweep *h)
 
 	wbuf_init(&w, 0);
 	outbox_seal(ob);
-	ck_assert_int_eq(outbox_next(ob, &w, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(ob, &w, true, &batch, &sweep), 0);
 	memset(k, 0, sizeof(*k));
 	ck_assert_int_eq(msg_sweep_decode(h, w.data, w.len, keep_cb, k, NULL),
 	    0);
@@ -235,20 +241,20 @@ START_TEST(coalesce_counter_spans)
 	d.write_bytes = 4096; /* present, never given a span of its own */
 	outbox_init(&ob, 0);
 	/* a: own spans, then none (NULL), then all equal to the span */
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 20000000, cs1,
-	                     1000, 0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, NULL, 20000000,
+	                     cs1, 1000, 0),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 20000000, NULL,
-	                     1020, 0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, NULL, 20000000,
+	                     NULL, 1020, 0),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, 10000000, cs2,
-	                     1040, 0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, NULL, 10000000,
+	                     cs2, 1040, 0),
 	    0);
 	/* b: NULL only; c: spans only for counters that stay 0 */
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, 20000000, NULL,
-	                     1000, 0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, NULL, 20000000,
+	                     NULL, 1000, 0),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, 20000000,
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, NULL, 20000000,
 	                     absent_only, 1000, 0),
 	    0);
 	send_and_keep(&ob, &k, &h);
@@ -292,14 +298,14 @@ START_TEST(big_spans)
 	size_t i;
 
 	outbox_init(&ob, 0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, big, NULL, 1,
-	                     0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "1@gni", &d, NULL, big,
+	                     NULL, 1, 0),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, big, NULL, 1,
-	                     0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "2@gni", &d, NULL, big,
+	                     NULL, 1, 0),
 	    0);
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, 2 * big, cs, 1,
-	                     0),
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "3@gni", &d, NULL, 2 * big,
+	                     cs, 1, 0),
 	    0);
 	send_and_keep(&ob, &k, &h);
 	ck_assert_uint_eq(h.span_us, big); /* the most common span */
@@ -313,14 +319,14 @@ START_TEST(big_spans)
 
 	/* Saturation: each add near the top, and more than the top. */
 	for (int n = 0; n < 3; n++) {
-		ck_assert_int_eq(outbox_add(&ob, "scratch", "4@gni", &d,
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "4@gni", &d, NULL,
 		                     INT64_MAX - 1, NULL, 2, 0),
 		    0);
-		ck_assert_int_eq(outbox_add(&ob, "scratch", "5@gni", &d,
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "5@gni", &d, NULL,
 		                     UINT64_MAX, huge, 2, 0),
 		    0);
-		ck_assert_int_eq(outbox_add(&ob, "scratch", "6@gni", &d, 1000,
-		                     huge, 2, 0),
+		ck_assert_int_eq(outbox_add(&ob, "scratch", "6@gni", &d, NULL,
+		                     1000, huge, 2, 0),
 		    0);
 	}
 	send_and_keep(&ob, &k, &h);
@@ -347,11 +353,12 @@ START_TEST(bad_names)
 	struct iocount d = io(1);
 
 	outbox_init(&ob, 0);
-	ck_assert_int_eq(outbox_add(&ob, "", "1@gni", &d, 1, NULL, 1, 0),
+	ck_assert_int_eq(outbox_add(&ob, "", "1@gni", &d, NULL, 1, NULL, 1, 0),
 	    -EINVAL);
-	ck_assert_int_eq(outbox_add(&ob, "fs", "", &d, 1, NULL, 1, 0), -EINVAL);
-	ck_assert_int_eq(outbox_add(&ob, "waytoolongfsname", "1@gni", &d, 1,
-	                     NULL, 1, 0),
+	ck_assert_int_eq(outbox_add(&ob, "fs", "", &d, NULL, 1, NULL, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(outbox_add(&ob, "waytoolongfsname", "1@gni", &d, NULL,
+	                     1, NULL, 1, 0),
 	    -EINVAL);
 	outbox_free(&ob);
 }
@@ -367,23 +374,153 @@ START_TEST(unseal)
 
 	outbox_init(&ob, 9);
 	ck_assert_int_eq(outbox_unseal(&ob), -EINVAL);
-	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, 1, NULL, 1, 0), 0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, NULL, 1, NULL, 1,
+	                     0),
+	    0);
 	outbox_seal(&ob);
 	ck_assert_uint_eq(ob.last_batch, 10);
 	ck_assert_int_eq(outbox_unseal(&ob), 0);
 	ck_assert(!outbox_ready(&ob));
 	ck_assert_uint_eq(ob.last_batch, 9);
-	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, 1, NULL, 2, 0), 0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, NULL, 1, NULL, 2,
+	                     0),
+	    0);
 	outbox_seal(&ob);
 	wbuf_init(&w, 0);
-	ck_assert_int_eq(outbox_next(&ob, &w, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
 	ck_assert_uint_eq(batch, 10);
 	ck_assert_uint_eq(ob.inflight.recs[0].d.read_bytes, 10);
 	ck_assert_uint_eq(ob.inflight.first_sweep, 1);
 	/* Something pending already: nothing to undo safely. */
-	ck_assert_int_eq(outbox_add(&ob, "fs", "2@gni", &d, 1, NULL, 3, 0), 0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "2@gni", &d, NULL, 1, NULL, 3,
+	                     0),
+	    0);
 	ck_assert_int_eq(outbox_unseal(&ob), -EINVAL);
 	wbuf_free(&w);
+	outbox_free(&ob);
+}
+END_TEST
+
+static struct mdops
+ops3(uint64_t open, uint64_t getattr, uint64_t unlink)
+{
+	struct mdops m;
+
+	memset(&m, 0, sizeof(m));
+	m.v[MDOPS_OPEN] = open;
+	m.v[MDOPS_GETATTR] = getattr;
+	m.v[MDOPS_UNLINK] = unlink;
+	return m;
+}
+
+/* Decode the batch in flight, encoded for a receiver that takes the op
+ * section (ops) or not, into k. */
+static void
+encode_inflight(struct outbox *ob, bool ops, struct recs *k,
+    struct msg_sweep *h, struct wbuf *w)
+{
+	uint64_t batch, sweep;
+
+	wbuf_reset(w);
+	ck_assert_int_eq(outbox_next(ob, w, ops, &batch, &sweep), 0);
+	memset(k, 0, sizeof(*k));
+	ck_assert_int_eq(msg_sweep_decode(h, w->data, w->len, keep_cb, k, NULL),
+	    0);
+}
+
+/* Op counts add up per (fs, NID); NULL and zeros add none and take no
+ * slot; a receiver without the capability gets the batch without them,
+ * and the same batch with them after reconnecting to one that has it. */
+START_TEST(coalesce_ops)
+{
+	struct outbox ob;
+	struct iocount d = io(100);
+	struct mdops a = ops3(5, 3, 0), b = ops3(1, 0, 2), zero;
+	struct msg_sweep h;
+	struct recs k;
+	struct wbuf w, w2;
+	size_t i, plain_len;
+
+	memset(&zero, 0, sizeof(zero));
+	outbox_init(&ob, 0);
+	wbuf_init(&w, 0);
+	wbuf_init(&w2, 0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, &a, 100, NULL, 1,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, &b, 100, NULL, 2,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, NULL, 100, NULL, 3,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "2@gni", &d, &zero, 100, NULL, 3,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "3@gni", &d, NULL, 100, NULL, 3,
+	                     0),
+	    0);
+	ck_assert_int_eq(outbox_add(&ob, "home", "4@gni", &d, &b, 100, NULL, 3,
+	                     0),
+	    0);
+	ck_assert_uint_eq(ob.pending.n, 4);
+	ck_assert_uint_eq(ob.pending.nops, 2); /* only those with counts */
+	outbox_seal(&ob);
+
+	/* A receiver that takes the section. */
+	encode_inflight(&ob, true, &k, &h, &w);
+	ck_assert(h.ops);
+	ck_assert_uint_eq(k.n, 4);
+	i = find(&k, "1@gni");
+	ck_assert(k.has_ops[i]);
+	ck_assert_uint_eq(k.ops[i].v[MDOPS_OPEN], 6);
+	ck_assert_uint_eq(k.ops[i].v[MDOPS_GETATTR], 3);
+	ck_assert_uint_eq(k.ops[i].v[MDOPS_UNLINK], 2);
+	ck_assert_uint_eq(k.d[i].read_bytes, 300);
+	ck_assert(!k.has_ops[find(&k, "2@gni")]);
+	ck_assert(!k.has_ops[find(&k, "3@gni")]);
+	i = find(&k, "4@gni");
+	ck_assert(k.has_ops[i]);
+	ck_assert_uint_eq(k.ops[i].v[MDOPS_OPEN], 1);
+	ck_assert_uint_eq(k.ops[i].v[MDOPS_UNLINK], 2);
+
+	/* One that does not: no section at all, everything else the same. */
+	encode_inflight(&ob, false, &k, &h, &w2);
+	ck_assert(!h.ops);
+	ck_assert_uint_eq(k.n, 4);
+	for (i = 0; i < k.n; i++)
+		ck_assert(!k.has_ops[i]);
+	ck_assert_uint_lt(w2.len, w.len);
+	plain_len = w2.len;
+
+	/* Counted meanwhile: pending, apart from the batch in flight. */
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, &a, 100, NULL, 4,
+	                     0),
+	    0);
+	ck_assert_uint_eq(ob.pending.nops, 1);
+
+	/* The resend to a receiver that has it: the same bytes as before. */
+	encode_inflight(&ob, true, &k, &h, &w2);
+	ck_assert_uint_eq(w2.len, w.len);
+	ck_assert(memcmp(w2.data, w.data, w.len) == 0);
+	ck_assert_uint_gt(w.len, plain_len);
+	ck_assert_int_eq(outbox_acked(&ob, 1), 0);
+
+	/* Without any op counts, ops=true adds nothing. */
+	outbox_seal(&ob);
+	ck_assert_int_eq(outbox_acked(&ob, 2), 0);
+	ck_assert_uint_eq(ob.inflight.nops, 0);
+	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, NULL, 100, NULL, 5,
+	                     0),
+	    0);
+	outbox_seal(&ob);
+	encode_inflight(&ob, true, &k, &h, &w);
+	encode_inflight(&ob, false, &k, &h, &w2);
+	ck_assert(!h.ops);
+	ck_assert_uint_eq(w.len, w2.len);
+	ck_assert(memcmp(w2.data, w.data, w.len) == 0);
+	wbuf_free(&w);
+	wbuf_free(&w2);
 	outbox_free(&ob);
 }
 END_TEST
@@ -400,6 +537,7 @@ main(void)
 	tcase_add_test(tc, big_spans);
 	tcase_add_test(tc, bad_names);
 	tcase_add_test(tc, unseal);
+	tcase_add_test(tc, coalesce_ops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
