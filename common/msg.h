@@ -29,7 +29,7 @@ struct lh_err;
 #define MSG_HELLO_TGT_MAX 512 /* targets in one HELLO */
 #define MSG_SWEEP_FS_MAX  64  /* filesystems in one SWEEP */
 #define MSG_BYE_TEXT_MAX  128
-#define MSG_NCOUNTERS     6 /* counters of a SWEEP record (struct iocount) */
+#define MSG_NCOUNTERS     6  /* counters of a SWEEP record (struct iocount) */
 #define MSG_OPS_MAX       64 /* names in a SWEEP's metadata-op section */
 #define MSG_OP_NAME_MAX   32 /* an op name, NUL included */
 

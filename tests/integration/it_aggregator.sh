@@ -295,6 +295,7 @@ agg_conf() { # LISTEN
 		dns = no
 		gmond_conf = "$tmp/send.conf"
 		handshake_timeout = $hs_timeout
+		metadata_ops = { "all" }
 		filesystem "scratch" { metric_prefix = "vu_short" }
 	EOF
 }
@@ -457,7 +458,7 @@ forget "$poll_pid"
 	--gatherer-log mds1="$tmp/g-mds1.log" --gatherer-log oss1="$tmp/g-oss1.log" \
 	--gatherer-log oss2="$tmp/g-oss2.log" \
 	--prefix scratch=vu_short --interval "$interval" --deadline "$deadline" \
-	--from "$t0" >"$tmp/check.out" 2>&1
+	--metadata-ops all --from "$t0" >"$tmp/check.out" 2>&1
 replay "$tmp/check.out"
 
 # Every garbage connection was dropped, in one line naming its address.

@@ -51,7 +51,7 @@ t_check "received stream: dumped from stdin" \
 cat "$tmp/recv.txt"
 for re in \
 	'^@0 CHALLENGE type 1 .* seq 1 sweep 0 \(-\)$' \
-	'^  name "lharvest-dump" role aggregator time [0-9T:.-]+Z caps 0x1 nonce [0-9a-f]{64}$' \
+	'^  name "lharvest-dump" role aggregator time [0-9T:.-]+Z caps 0x3 nonce [0-9a-f]{64}$' \
 	'^@[0-9]+ ACK type 3 .* seq 2 ' \
 	'^  ack HELLO seq 1 batch 0 time ' \
 	'^  ack SWEEP seq 2 batch 3 time ' \

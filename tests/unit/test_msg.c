@@ -575,8 +575,8 @@ fill_sweep_hdr(struct msg_sweep *h, size_t nfs)
 
 /* Records over several filesystems and networks. */
 static const struct msg_rec mixed_recs[] = {
-    {0, "10.1.2.3@o2ib", {104857600, 52428800, 100, 50, 1150, 0}, 0, {0},
-        false, NULL},
+    {0, "10.1.2.3@o2ib", {104857600, 52428800, 100, 50, 1150, 0}, 0, {0}, false,
+        NULL},
     {0, "10.1.2.4@o2ib", {1, 2, 3, 4, 5, 6}, 0, {0}, false, NULL},
     {0, "10.1.2.200@o2ib", {0, 0, 0, 0, 0, 0}, 0, {0}, false, NULL},
     {0, "10.2.0.1@o2ib2", {0, 4096, 0, 1, 1, 0}, 0, {0}, false, NULL},
@@ -820,9 +820,11 @@ static const struct msg_rec cspan_recs[] = {
         false, NULL},
     /* every span equal to the record's (its own, not the header's) */
     {0, "10.1.2.5@o2ib", {1, 1, 1, 1, 1, 1}, 20000000,
-        {20000000, 20000000, 20000000, 20000000, 20000000, 20000000}, false, NULL},
+        {20000000, 20000000, 20000000, 20000000, 20000000, 20000000}, false,
+        NULL},
     /* only an absent counter differs: no bit 7 */
-    {0, "10.1.2.6@o2ib", {1, 0, 0, 0, 0, 0}, 0, {0, 3, 3, 3, 3, 3}, false, NULL},
+    {0, "10.1.2.6@o2ib", {1, 0, 0, 0, 0, 0}, 0, {0, 3, 3, 3, 3, 3}, false,
+        NULL},
     /* huge record span, huge negative adjustments */
     {0, "27@gni",
         {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
@@ -834,8 +836,8 @@ static const struct msg_rec cspan_recs[] = {
     {0, "29@gni", {0, 0, 0, 0, 0, 0}, 0, {1, 2, 3, 4, 5, 6}, false, NULL},
     {1, "2001:db8::1@tcp", {1, 2, 3, 0, 0, 0}, 0, {0, 0, 20000000, 0, 0, 0},
         false, NULL},
-    {1, "10.1.2.3@o2ib", {0, 0, 0, 0, 9, 0}, 4000000, {0, 0, 0, 0, 0, 0},
-        false, NULL},
+    {1, "10.1.2.3@o2ib", {0, 0, 0, 0, 9, 0}, 4000000, {0, 0, 0, 0, 0, 0}, false,
+        NULL},
 };
 #define NCSPAN (sizeof(cspan_recs) / sizeof(cspan_recs[0]))
 
@@ -1149,7 +1151,6 @@ START_TEST(sweep_size)
 }
 END_TEST
 
-
 /* ---- SWEEP metadata-op section ------------------------------------- */
 
 /* Records with metadata op counts: every op, large counts, the first
@@ -1173,10 +1174,10 @@ START_TEST(sweep_ops)
 	some.v[MDOPS_FALLOCATE] = 1;
 	fill_sweep_hdr(&h, 4);
 	recs = mixed_with_spans(&h, &n);
-	recs[0].ops = &some;      /* 10.1.2.3@o2ib of fs 0: first */
-	recs[5].ops = &all;       /* 27@gni */
-	recs[2].ops = &zero;      /* all zero: no op record */
-	recs[n - 1].ops = &all;   /* fs 3: last */
+	recs[0].ops = &some;    /* 10.1.2.3@o2ib of fs 0: first */
+	recs[5].ops = &all;     /* 27@gni */
+	recs[2].ops = &zero;    /* all zero: no op record */
+	recs[n - 1].ops = &all; /* fs 3: last */
 	recs[n - 2].ops = &some;
 	wbuf_init(&plain, 0);
 	ck_assert_int_eq(msg_sweep_encode(&plain, &h, recs, n), 0);
@@ -1209,8 +1210,8 @@ START_TEST(sweep_ops)
 		}
 		free(buf);
 	}
-	ck_assert_int_eq(
-	    msg_sweep_decode(&d, w.data, w.len, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, NULL, NULL, NULL),
+	    0);
 	ck_assert(d.ops);
 
 	/* No section when no record has counts. */
@@ -1219,8 +1220,9 @@ START_TEST(sweep_ops)
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, n), 0);
 	ck_assert_uint_eq(w.len, plain.len);
 	memset(&got, 0, sizeof(got));
-	ck_assert_int_eq(
-	    msg_sweep_decode(&d, w.data, w.len, collect_cb, &got, NULL), 0);
+	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
+	                     NULL),
+	    0);
 	ck_assert(!d.ops);
 	free(got.r);
 	wbuf_free(&w);
@@ -1241,32 +1243,28 @@ struct raw_ops {
 static const struct raw_ops raw_ops[] = {
     {"one op, one record", true, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1, 4},
         {4, 0, 0}},
-    {"record 2", true, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 2, 1, 9},
-        {0, 0, 9}},
+    {"record 2", true, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 2, 1, 9}, {0, 0, 9}},
     {"two records", true, 13, {1, 4, 'o', 'p', 'e', 'n', 2, 0, 1, 5, 2, 1, 6},
         {5, 0, 6}},
     {"an unknown op is skipped", true, 15,
-        {2, 3, 'f', 'o', 'o', 4, 'o', 'p', 'e', 'n', 1, 1, 3, 7, 8},
-        {0, 8, 0}},
+        {2, 3, 'f', 'o', 'o', 4, 'o', 'p', 'e', 'n', 1, 1, 3, 7, 8}, {0, 8, 0}},
     {"no names", false, 3, {0, 1, 0}, {0}},
     {"65 names", false, 1, {65}, {0}},
     {"empty name", false, 5, {1, 0, 1, 0, 1}, {0}},
-    {"name with blank", false, 10, {1, 4, 'o', 'p', ' ', 'n', 1, 0, 1, 1},
-        {0}},
+    {"name with blank", false, 10, {1, 4, 'o', 'p', ' ', 'n', 1, 0, 1, 1}, {0}},
     {"repeated name", false, 15,
         {2, 4, 'o', 'p', 'e', 'n', 4, 'o', 'p', 'e', 'n', 1, 0, 1, 1}, {0}},
     {"no op records", false, 7, {1, 4, 'o', 'p', 'e', 'n', 0}, {0}},
-    {"more op records than records", false, 7,
-        {1, 4, 'o', 'p', 'e', 'n', 4}, {0}},
+    {"more op records than records", false, 7, {1, 4, 'o', 'p', 'e', 'n', 4},
+        {0}},
     {"index past the records", false, 10,
         {1, 4, 'o', 'p', 'e', 'n', 1, 3, 1, 1}, {0}},
-    {"gap 0", false, 13, {1, 4, 'o', 'p', 'e', 'n', 2, 1, 1, 1, 0, 1, 1},
-        {0}},
+    {"gap 0", false, 13, {1, 4, 'o', 'p', 'e', 'n', 2, 1, 1, 1, 0, 1, 1}, {0}},
     {"gap past the records", false, 13,
         {1, 4, 'o', 'p', 'e', 'n', 2, 1, 1, 1, 2, 1, 1}, {0}},
     {"mask 0", false, 9, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 0}, {0}},
-    {"mask beyond the names", false, 10,
-        {1, 4, 'o', 'p', 'e', 'n', 1, 0, 3, 1}, {0}},
+    {"mask beyond the names", false, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 3, 1},
+        {0}},
     {"count 0", false, 10, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1, 0}, {0}},
     {"truncated count", false, 9, {1, 4, 'o', 'p', 'e', 'n', 1, 0, 1}, {0}},
     {"fewer op records than said", false, 10,
@@ -1317,6 +1315,40 @@ START_TEST(sweep_ops_decode)
 }
 END_TEST
 
+/* The example of docs/protocol.md, "Metadata-op section". */
+START_TEST(sweep_ops_doc_example)
+{
+	static const uint8_t tail[] = {0x02, 0x04, 'o', 'p', 'e', 'n', 0x07,
+	    'g', 'e', 't', 'a', 't', 't', 'r', 0x02, 0x00, 0x03, 0x03, 0x0c,
+	    0x02, 0x01, 0x01};
+	struct mdops first, third;
+	struct msg_rec recs[3];
+	struct msg_sweep h;
+	struct wbuf w;
+
+	memset(&first, 0, sizeof(first));
+	memset(&third, 0, sizeof(third));
+	first.v[MDOPS_OPEN] = 3;
+	first.v[MDOPS_GETATTR] = 12;
+	third.v[MDOPS_OPEN] = 1;
+	memset(recs, 0, sizeof(recs));
+	recs[0].nid = "10.0.0.1@o2ib";
+	recs[0].d.mds_ops = 15;
+	recs[0].ops = &first;
+	recs[1].nid = "10.0.0.2@o2ib";
+	recs[2].nid = "10.0.0.3@o2ib";
+	recs[2].d.mds_ops = 1;
+	recs[2].ops = &third;
+	fill_sweep_hdr(&h, 1);
+	h.ops = true;
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, 3), 0);
+	ck_assert_uint_gt(w.len, sizeof(tail));
+	ck_assert_mem_eq(w.data + w.len - sizeof(tail), tail, sizeof(tail));
+	wbuf_free(&w);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1345,6 +1377,7 @@ main(void)
 	    sizeof(raw_recs) / sizeof(raw_recs[0]));
 	tcase_add_test(tc, sweep_size);
 	tcase_add_test(tc, sweep_ops);
+	tcase_add_test(tc, sweep_ops_doc_example);
 	tcase_add_loop_test(tc, sweep_ops_decode, 0,
 	    sizeof(raw_ops) / sizeof(raw_ops[0]));
 	suite_add_tcase(s, tc);

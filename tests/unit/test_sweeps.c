@@ -369,7 +369,6 @@ START_TEST(expect_after_restart)
 }
 END_TEST
 
-
 /* One MDT record with metadata op counts: mds_ops over mds_span_us. */
 static int
 add_mdt(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
