@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An outbox (common/outbox.h) inside a state file (statefile.h): the
+ * deltas a sender (gatherer, relay) has not yet had acknowledged, so that
+ * they survive its restart.  Layout, every integer a varint:
+ *
+ *   u8 1 if a batch is in flight, then that batch; the pending batch.
+ *   A batch: number (0 while pending), first sweep, last sweep, start
+ *   (ns), records: count, then each: str8 fs, str8 nid, the six deltas,
+ *   span, six counter spans (us), and (when the file has them) op counts.
+ *   Op counts: a mask of the ops that are not zero (bit i: enum mdops_op
+ *   i), then those counts; 0 for none.
+ *
+ * The batch in flight keeps its number and records, so that it is sent
+ * again unchanged after the restart.
+ */
+#ifndef LH_OBSTATE_H
+#define LH_OBSTATE_H
+
+#include <stdbool.h>
+
+struct iocount;
+struct lh_err;
+struct mdops;
+struct outbox;
+struct rbuf;
+struct statefile_out;
+struct wbuf;
+
+void obstate_put(struct statefile_out *o, const struct outbox *ob);
+
+/* Restore into ob, initialised with the saved last batch number (the
+ * batch in flight may not be above it).  with_ops: the records carry op
+ * counts.  Returns 0, or a negative errno with err set ("damaged: ..."):
+ * free and initialise ob again then. */
+int obstate_get(struct rbuf *r, bool with_ops, struct outbox *ob,
+    struct lh_err *err);
+
+/* The pieces, for other parts of a state file. */
+void obstate_put_counters(struct wbuf *w, const struct iocount *c);
+void obstate_put_ops(struct wbuf *w, const struct mdops *m); /* m may be NULL */
+int obstate_get_counters(struct rbuf *r, struct iocount *c);
+/* *ret_any: some op count is there. */
+int obstate_get_ops(struct rbuf *r, struct mdops *m, bool *ret_any);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Files that hold what a daemon must not lose across a restart (the
+ * gatherer's and the relay's state): written to "<path>.tmp" in chunks,
+ * fsync()ed, renamed over the old file (then the directory fsync()ed),
+ * and ending with the SHA-256 of everything before it, so that a torn or
+ * damaged file is refused whole, never half-read.
+ */
+#ifndef LH_STATEFILE_H
+#define LH_STATEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lh_err;
+struct statefile_out;
+struct wbuf;
+
+#define STATEFILE_MAX ((size_t)1 << 30) /* what a reader accepts */
+
+/* Start writing path (through path.tmp).  Returns 0 and *ret, or a
+ * negative errno with err set. */
+int statefile_create(const char *path, struct statefile_out **ret,
+    struct lh_err *err);
+
+/* The buffer to append the next bytes to. */
+struct wbuf *statefile_buf(struct statefile_out *o);
+
+/* Write out what the buffer holds once it is large: call it after each
+ * record, so that a file of any size takes a bounded buffer. */
+void statefile_maybe_flush(struct statefile_out *o);
+
+/* Write the rest and the checksum, make it durable and put it in place;
+ * frees o either way.  Returns 0, or a negative errno with err set (the
+ * old file is then untouched). */
+int statefile_commit(struct statefile_out *o, struct lh_err *err);
+
+/* Give up: remove path.tmp, free o (NULL is fine). */
+void statefile_abort(struct statefile_out *o);
+
+/* Check the trailing checksum of the n bytes at p: 0 and *ret_body (the
+ * bytes before it), or -EBADMSG with err set. */
+int
+statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err);
+
+/*
+ * Read a whole file (a regular file of at most STATEFILE_MAX bytes, not
+ * a symbolic link).  Returns 0 with *ret (malloc()ed, the caller frees
+ * it) and *ret_len, -ENOENT when there is none, or another negative errno
+ * with err set.  The checksum is not checked: see statefile_verify().
+ */
+int statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
+    struct lh_err *err);
+
+#endif
