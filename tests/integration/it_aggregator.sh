@@ -208,7 +208,7 @@ wait_sweep() {
 	n=$(wc -l <"$1")
 	local i
 	for ((i = 0; i < $3 * 10; i++)); do
-		tail -n +$((n + 1)) "$1" | grep -qE "lharvestd: sweep [0-9]+: $2" && return 0
+		tail -n +$((n + 1)) "$1" | grep -E "lharvestd: sweep [0-9]+: $2" >/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -542,7 +542,7 @@ fi
 # by the aggregator that counted it (oss2) and by the one restarted after
 # it (oss1); and the ledger holds each gatherer's last acknowledged batch.
 for n in oss2 oss1; do
-	if sed -n '/== SIGKILL/,$p' "$tmp/g-$n.log" | grep -q 'acknowledged (the aggregator had it already)'; then
+	if sed -n '/== SIGKILL/,$p' "$tmp/g-$n.log" | grep 'acknowledged (the aggregator had it already)' >/dev/null; then
 		t_pass "$n's resend after its SIGKILL was acknowledged as already counted"
 	else
 		t_fail "$n's resend after its SIGKILL was acknowledged as already counted" \
