@@ -123,7 +123,6 @@ get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
 	struct mdops ops;
 	bool any = false;
 	unsigned c;
-	int rc;
 
 	if (rbuf_get_varint(r, &batch) < 0 || rbuf_get_varint(r, &first) < 0 ||
 	    rbuf_get_varint(r, &last) < 0 || rbuf_get_varint(r, &start) < 0 ||
@@ -143,8 +142,8 @@ get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
 		}
 		if (with_ops && obstate_get_ops(r, &ops, &any) < 0)
 			return BAD(err, "record");
-		rc = outbox_add(ob, fs, nid, &d, any ? &ops : NULL, span, cspan,
-		    last, start);
+		int rc = outbox_add(ob, fs, nid, &d, any ? &ops : NULL, span,
+		    cspan, last, start);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)

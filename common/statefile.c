@@ -70,7 +70,6 @@ statefile_create(const char *path, struct statefile_out **ret,
     struct lh_err *err)
 {
 	struct statefile_out *o = calloc(1, sizeof(*o));
-	int rc;
 
 	if (o == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
@@ -90,7 +89,8 @@ statefile_create(const char *path, struct statefile_out **ret,
 	}
 	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (o->fd < 0) {
-		rc = -errno;
+		int rc = -errno;
+
 		(void)lh_err_set(err, 0, rc, "%s: %s", o->tmp, strerror(-rc));
 		out_free(o);
 		return rc;
@@ -182,7 +182,7 @@ statefile_commit(struct statefile_out *o, struct lh_err *err)
 }
 
 void
-statefile_abort(struct statefile_out *o)
+statefile_discard(struct statefile_out *o)
 {
 	if (o == NULL)
 		return;
@@ -213,11 +213,12 @@ statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
 	struct stat sb;
 	uint8_t *buf;
 	size_t len = 0;
-	int fd, rc;
+	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
-		rc = -errno;
+		int rc = -errno;
+
 		if (rc == -ENOENT)
 			return rc;
 		return lh_err_set(err, 0, rc, "%s", strerror(-rc));

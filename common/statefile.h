@@ -36,7 +36,7 @@ void statefile_maybe_flush(struct statefile_out *o);
 int statefile_commit(struct statefile_out *o, struct lh_err *err);
 
 /* Give up: remove path.tmp, free o (NULL is fine). */
-void statefile_abort(struct statefile_out *o);
+void statefile_discard(struct statefile_out *o);
 
 /* Check the trailing checksum of the n bytes at p: 0 and *ret_body (the
  * bytes before it), or -EBADMSG with err set. */

@@ -18,6 +18,7 @@
 #include "err.h"
 #include "frame.h"
 #include "gstate.h"
+#include "rstate.h"
 #include "gtable.h"
 #include "hmac.h"
 #include "keyfile.h"
@@ -396,6 +397,52 @@ make_gstate(void)
 	outbox_free(&ob);
 }
 
+/* A relay state of two routes: one with a batch in flight (op counts
+ * included) and a pending one, one with nothing (its body: the checksum
+ * is what fuzz_rstate.c appends). */
+static void
+make_rstate(void)
+{
+	const struct rstate_ledger l[2] = {{"oss1", 41}, {"mds1", 7}};
+	struct outbox a, b;
+	const struct rstate_route r[2] = {{"alpha", &a}, {"beta", &b}};
+	struct iocount d = {4096, 0, 1, 0, 1, 5};
+	struct mdops ops;
+	char path[512];
+	uint8_t buf[4096];
+	size_t len;
+	FILE *f;
+
+	memset(&ops, 0, sizeof(ops));
+	ops.v[MDOPS_OPEN] = 3;
+	ops.v[MDOPS_GETATTR] = 2;
+	outbox_init(&a, 900);
+	outbox_init(&b, 12);
+	(void)outbox_add(&a, "site", "10.1.0.1@o2ib", &d, &ops, 20000000, NULL,
+	    1700000000, 1699999980000000000ULL);
+	(void)outbox_add(&a, "site", "10.2.0.1@o2ib2", &d, NULL, 20000000, NULL,
+	    1700000000, 1699999980000000000ULL);
+	outbox_seal(&a);
+	(void)outbox_add(&a, "site", "27@gni", &d, &ops, 19000000, NULL,
+	    1700000020, 1700000000000000000ULL);
+	(void)snprintf(path, sizeof(path), "%s/rstate", outdir);
+	(void)mkdir(path, 0755);
+	(void)snprintf(path, sizeof(path), "%s/rstate/seed-state.tmp", outdir);
+	if (rstate_save(path, l, 2, r, 2, NULL) != 0)
+		die("rstate_save");
+	f = fopen(path, "rb");
+	if (f == NULL)
+		die(path);
+	len = fread(buf, 1, sizeof(buf), f);
+	(void)fclose(f);
+	(void)unlink(path);
+	if (len <= SHA256_LEN || len == sizeof(buf))
+		die("state size");
+	put_file("rstate", "seed-state", buf, len - SHA256_LEN);
+	outbox_free(&a);
+	outbox_free(&b);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -466,6 +513,7 @@ main(int argc, char **argv)
 	make_sweep_mdops(&w);
 	put_wbuf("sweep", "seed-sweep-mdops", &w);
 	make_gstate();
+	make_rstate();
 
 	{
 		static const char k1[] = "# lharvestd key\n"
