@@ -23,11 +23,12 @@
 #include "keyfile.h"
 #include "ledger.h"
 #include "log.h"
-#include "mdops.h"
 #include "loop.h"
+#include "mdops.h"
 #include "msg.h"
 #include "nid.h"
 #include "receiver.h"
+#include "relay.h"
 #include "resolver.h"
 #include "session.h"
 #include "sink.h"
@@ -36,6 +37,7 @@
 
 #define LOCK_FILE       "aggregator.lock"
 #define LEDGER_DIR      "ledger"
+#define RELAY_FILE      "relay.state"
 #define HOST_MAX        (HOSTMAP_NAME_MAX + 1)
 #define IP_MAX          64
 #define MISSING_LOG_NS  (600 * CLOCK_NS_PER_S) /* a missing gatherer */
@@ -75,7 +77,13 @@ struct aggregator {
 	struct stat sink_conf; /* gmond_conf as last tried */
 	bool sink_tried;
 	int lock_fd;
+	/* A relay: where its sweeps go on, and the acknowledgements held
+	 * back while its state cannot be saved. */
+	struct relay *relay;
+	struct sweeps_ack *held;
+	size_t nheld, heldcap;
 	/* The sweep being closed. */
+	uint64_t closing;
 	struct host_acc *hacc;
 	size_t nh, hcap;
 	struct hindex hindex;
@@ -176,6 +184,11 @@ on_client(void *arg, const struct sweeps_client *c)
 	unsigned i;
 	int rc;
 
+	if (a->relay != NULL) {
+		relay_add(a->relay, a->closing, a->cfg->interval, c);
+		if (!a->cfg->spoof)
+			return 0;
+	}
 	rc = nid_split(c->nid, &parts) < 0 ? -ENOENT :
 	                                     map_nid(a, c->nid, &parts, host);
 	if (rc == -EAGAIN) {
@@ -449,15 +462,156 @@ put_all(struct aggregator *a)
 	flush_sink(a);
 }
 
+/*
+ * The batches of a closed sweep are safe: the ledger learns their numbers
+ * first, then the values go to Ganglia, then the senders are told.  A
+ * crash in between loses a sweep's display, never counts one twice.
+ */
+static void
+ack_sweep(struct aggregator *a, const struct sweeps_ack *acks, size_t n,
+    uint64_t now)
+{
+	struct lh_err err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ledger_set(a->ledger, acks[i].sender, acks[i].batch, &err) <
+		    0)
+			log_warnx("ledger: %s", err.reason);
+	}
+	if (a->relay == NULL || a->cfg->spoof)
+		put_all(a);
+	for (i = 0; i < n; i++) {
+		struct receiver_peer *p =
+		    receiver_peer_find(a->rcv, acks[i].peer);
+		struct msg_ack ack = {MSG_ACK_SWEEP, acks[i].seq, acks[i].batch,
+		    now};
+
+		if (p != NULL)
+			(void)receiver_peer_ack(p, &ack);
+	}
+}
+
+/* Room for n held acknowledgements.  Returns 0 or -ENOMEM. */
+static int
+held_reserve(struct aggregator *a, size_t n)
+{
+	struct sweeps_ack *v;
+
+	if (n <= a->heldcap)
+		return 0;
+	v = realloc(a->held, n * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	a->held = v;
+	a->heldcap = n;
+	return 0;
+}
+
+/*
+ * A relay's closed sweep: its deltas are in the routes' outboxes; they
+ * and the batches they came from are saved together before any sender is
+ * told (docs/relay.md).  While the state cannot be saved, the
+ * acknowledgements wait (their senders' resends are recognised), and go
+ * out with the first sweep that is saved.
+ */
+static void
+relay_sweep(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
+{
+	size_t need = a->nheld + rep->nacks;
+
+	if (held_reserve(a, need) < 0) {
+		log_warnx("sweep %" PRIu64 ": out of memory; its "
+		          "acknowledgements are lost (the senders will resend)",
+		    rep->sweep_id);
+		return;
+	}
+	if (rep->nacks > 0)
+		memcpy(a->held + a->nheld, rep->acks,
+		    rep->nacks * sizeof(*rep->acks));
+	a->nheld = need;
+	if (relay_commit(a->relay, rep->sweep_id, a->held, a->nheld) < 0) {
+		if (a->cfg->spoof)
+			put_all(a);
+		return;
+	}
+	/* a->held stays with a (freed by teardown()); the analyzer loses
+	 * track of it through the calls below. */
+	ack_sweep(a, a->held, a->nheld, now);
+	a->nheld = 0; // NOLINT(clang-analyzer-unix.Malloc)
+}
+
+/* A batch whose acknowledgement is held back, sent again: acknowledge it
+ * on this connection when it can be.  True if it was one. */
+static bool
+held_resend(struct aggregator *a, const char *sender,
+    const struct session_frame *f, uint64_t peer)
+{
+	struct msg_sweep h;
+	bool found = false;
+	size_t i;
+
+	if (a->nheld == 0 ||
+	    msg_sweep_decode(&h, f->payload, f->hdr.len, NULL, NULL, NULL) < 0)
+		return false;
+	for (i = 0; i < a->nheld; i++) {
+		if (strcmp(a->held[i].sender, sender) == 0 &&
+		    h.batch <= a->held[i].batch) {
+			a->held[i].peer = peer;
+			a->held[i].seq = f->hdr.seq;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* A relay stopping: what its downstreams have not acknowledged yet is
+ * saved (acknowledgements held back included), to go out after the
+ * restart. */
+static void
+relay_shutdown(struct aggregator *a)
+{
+	struct lh_err err;
+	size_t i;
+
+	if (a->relay == NULL ||
+	    relay_commit(a->relay, a->closing, a->held, a->nheld) < 0)
+		return;
+	for (i = 0; i < a->nheld; i++) {
+		if (ledger_set(a->ledger, a->held[i].sender, a->held[i].batch,
+		        &err) < 0)
+			log_warnx("ledger: %s", err.reason);
+	}
+	a->nheld = 0;
+}
+
+/* What each filesystem's clients did in the sweep just closed, at debug
+ * level: the deltas an operator (or a test) can add up over sweeps. */
+static void
+log_totals(const struct aggregator *a, uint64_t sweep_id)
+{
+	size_t i;
+
+	for (i = 0; i < a->ntotals; i++) {
+		const struct sweeps_fs_total *t = &a->totals[i];
+
+		log_debug("sweep %" PRIu64 ": fs %s: %zu clients, read_bytes "
+		          "%" PRIu64 " write_bytes %" PRIu64
+		          " read_ops %" PRIu64 " write_ops %" PRIu64
+		          " oss_ops %" PRIu64 " mds_ops %" PRIu64,
+		    sweep_id, t->fs, t->nclients, t->d.read_bytes,
+		    t->d.write_bytes, t->d.read_ops, t->d.write_ops,
+		    t->d.oss_ops, t->d.mds_ops);
+	}
+}
+
 /* Close every sweep that is ready, and set the timer for the next. */
 static void
 close_ready(struct aggregator *a)
 {
 	uint64_t now = clock_realtime_ns(), deadline;
 	struct sweeps_report rep;
-	struct lh_err err;
 	struct timeval tv;
-	size_t i;
 
 	while (sweeps_ready(a->sweeps, now)) {
 		a->nh = 0;
@@ -465,28 +619,15 @@ close_ready(struct aggregator *a)
 		a->ntotals = 0;
 		a->unmapped = 0;
 		a->awaiting_dns = 0;
+		a->closing = sweeps_open_id(a->sweeps);
 		if (sweeps_close(a->sweeps, now, on_client, on_fs, a, &rep) < 0)
 			log_warnx("sweep %" PRIu64 ": out of memory; some "
 			          "clients not sent",
 			    rep.sweep_id);
-		/* The gatherers' batch numbers are written before the data
-		 * goes out: a crash in between loses a sweep's display, it
-		 * never counts one twice. */
-		for (i = 0; i < rep.nacks; i++) {
-			if (ledger_set(a->ledger, rep.acks[i].sender,
-			        rep.acks[i].batch, &err) < 0)
-				log_warnx("ledger: %s", err.reason);
-		}
-		put_all(a);
-		for (i = 0; i < rep.nacks; i++) {
-			struct receiver_peer *p =
-			    receiver_peer_find(a->rcv, rep.acks[i].peer);
-			struct msg_ack ack = {MSG_ACK_SWEEP, rep.acks[i].seq,
-			    rep.acks[i].batch, now};
-
-			if (p != NULL)
-				(void)receiver_peer_ack(p, &ack);
-		}
+		if (a->relay == NULL)
+			ack_sweep(a, rep.acks, rep.nacks, now);
+		else
+			relay_sweep(a, &rep, now);
 		log_missing(a, &rep, now);
 		if (a->unmapped > 0 &&
 		    (a->unmapped_logged == 0 ||
@@ -504,6 +645,7 @@ close_ready(struct aggregator *a)
 		    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, a->nh,
 		    a->unmapped, a->awaiting_dns,
 		    rep.by_deadline ? ", closed at the deadline" : "");
+		log_totals(a, rep.sweep_id);
 		now = clock_realtime_ns();
 	}
 	deadline = sweeps_next_ns(a->sweeps);
@@ -532,15 +674,24 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 
 	(void)err;
 	log_safe(name, sizeof(name), h->name);
+	const char *role = h->role == MSG_ROLE_RELAY ? "relay" : "gatherer";
+
 	if (h->interval != a->cfg->interval)
-		log_warnx("gatherer %s (%s): sweeps every %u s, this "
-		          "aggregator every %u s: set the same interval",
-		    name, receiver_peer_addr(p), h->interval, a->cfg->interval);
+		log_warnx("%s %s (%s): sweeps every %u s, this %s every %u s: "
+		          "set the same interval",
+		    role, name, receiver_peer_addr(p), h->interval,
+		    a->relay != NULL ? "relay" : "aggregator",
+		    a->cfg->interval);
 	if (skew > 1000000000LL || skew < -1000000000LL)
-		log_warnx("gatherer %s (%s): clock differs from ours by %.1f s",
+		log_warnx("%s %s (%s): clock differs from ours by %.1f s", role,
 		    name, receiver_peer_addr(p), (double)skew / 1e9);
-	log_info("gatherer %s (%s): connected, %u filesystems, %u targets",
-	    name, receiver_peer_addr(p), h->nfs, h->ntargets);
+	if (h->role == MSG_ROLE_RELAY)
+		log_info("relay %s (%s): connected", name,
+		    receiver_peer_addr(p));
+	else
+		log_info("gatherer %s (%s): connected, %u filesystems, %u "
+		         "targets",
+		    name, receiver_peer_addr(p), h->nfs, h->ntargets);
 	return 0;
 }
 
@@ -556,6 +707,8 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 
 	if (f->hdr.type != FRAME_SWEEP)
 		return 0; /* a later message type this version ignores */
+	if (held_resend(a, sender, f, receiver_peer_id(p)))
+		return 0;
 	safe = ledger_get(a->ledger, sender, &lerr);
 	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, f->payload,
 	    f->hdr.len, safe, receiver_peer_id(p), f->hdr.seq, err);
@@ -659,7 +812,14 @@ preflight(struct aggregator *a)
 		log_warnx("%s", err.reason);
 		return -1;
 	}
-	sink_refresh(a);
+	if (cfg->role == LH_ROLE_RELAY &&
+	    (snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, RELAY_FILE) >=
+	            (int)sizeof(dir) ||
+	        relay_new(cfg, &a->ring, dir, &a->relay) < 0 ||
+	        relay_restore(a->relay, a->ledger) < 0))
+		return -1;
+	if (a->relay == NULL || cfg->spoof)
+		sink_refresh(a);
 	memset(&sc, 0, sizeof(sc));
 	sc.interval_s = cfg->interval;
 	sc.deadline_ms = cfg->deadline_ms;
@@ -708,7 +868,7 @@ setup(struct aggregator *a)
 	rc.bind = bind;
 	rc.keys = &a->ring;
 	rc.name = cfg->name;
-	rc.role = MSG_ROLE_AGGREGATOR;
+	rc.role = a->relay != NULL ? MSG_ROLE_RELAY : MSG_ROLE_AGGREGATOR;
 	rc.max_frame = cfg->max_frame;
 	rc.handshake_timeout = cfg->handshake_timeout;
 	rc.read_timeout = config_read_timeout(cfg);
@@ -719,6 +879,8 @@ setup(struct aggregator *a)
 	rc.arg = a;
 	if (receiver_new(a->base, &rc, &a->rcv) < 0)
 		return -1;
+	if (a->relay != NULL && relay_start(a->relay, a->base) < 0)
+		return -1;
 	close_ready(a);
 	return 0;
 }
@@ -728,6 +890,7 @@ teardown(struct aggregator *a)
 {
 	if (a->rcv != NULL)
 		receiver_free(a->rcv);
+	relay_free(a->relay);
 	if (a->dns != NULL) {
 		resolver_free(a->dns);
 		/* Let evdns fail its cancelled queries (resolver.h). */
@@ -746,6 +909,7 @@ teardown(struct aggregator *a)
 	hindex_free(&a->hindex);
 	free(a->hacc);
 	free(a->missing);
+	free(a->held);
 	if (a->lock_fd >= 0)
 		(void)close(a->lock_fd);
 }
@@ -763,11 +927,20 @@ aggregator_run(const struct lh_config *cfg, bool detach)
 	if (preflight(&a) < 0 || loop_detach(detach) < 0)
 		goto out;
 	if (setup(&a) == 0) {
-		log_info("aggregator %s: every %u s, listening on %s, "
-		         "Ganglia through %s",
-		    cfg->name, cfg->interval, receiver_addr(a.rcv),
-		    cfg->gmond_conf);
+		if (a.relay != NULL)
+			log_info("relay %s: every %u s, listening on %s, %zu "
+			         "routes%s%s",
+			    cfg->name, cfg->interval, receiver_addr(a.rcv),
+			    cfg->nroutes,
+			    cfg->spoof ? ", Ganglia through " : "",
+			    cfg->spoof ? cfg->gmond_conf : "");
+		else
+			log_info("aggregator %s: every %u s, listening on %s, "
+			         "Ganglia through %s",
+			    cfg->name, cfg->interval, receiver_addr(a.rcv),
+			    cfg->gmond_conf);
 		loop_run(&a.loop);
+		relay_shutdown(&a);
 		status = 0;
 	}
 out:

@@ -90,8 +90,9 @@ parse_args(int argc, char **argv, struct lh_options *o)
 }
 
 /*
- * -n for an aggregator also checks what its keys name: the rewrite rules
- * and the hosts file, with the same one-line errors as at start.
+ * -n for an aggregator (and a relay that spoofs) also checks what its keys
+ * name: the rewrite rules and the hosts file, with the same one-line errors
+ * as at start.
  */
 static int
 check_aggregator(const struct lh_config *cfg)
@@ -101,7 +102,8 @@ check_aggregator(const struct lh_config *cfg)
 	size_t i;
 	int rc = 0;
 
-	if (cfg->role != LH_ROLE_AGGREGATOR)
+	if (cfg->role == LH_ROLE_GATHERER ||
+	    (cfg->role == LH_ROLE_RELAY && !cfg->spoof))
 		return 0;
 	if (hostmap_new(&m) < 0) {
 		(void)fprintf(stderr, "lharvestd: out of memory\n");
@@ -145,7 +147,7 @@ main(int argc, char **argv)
 	struct lh_options o;
 	struct lh_err err;
 	bool detach;
-	int status;
+	int status = 1;
 
 	parse_args(argc, argv, &o);
 	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
@@ -186,14 +188,9 @@ main(int argc, char **argv)
 		status = gatherer_run(cfg, detach);
 		break;
 	case LH_ROLE_AGGREGATOR:
+	case LH_ROLE_RELAY:
+		/* A relay is an aggregator whose sweeps go on downstream. */
 		status = aggregator_run(cfg, detach);
-		break;
-	default:
-		(void)fprintf(stderr,
-		    "%s: role %s: not in this release (gatherer and "
-		    "aggregator are)\n",
-		    cfg->path, config_role_name(cfg->role));
-		status = 1;
 		break;
 	}
 	config_free(cfg);

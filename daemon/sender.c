@@ -40,6 +40,7 @@ enum sender_state {
 struct sender {
 	struct sender_conf conf;
 	char *host;
+	const char *what; /* in log lines: "aggregator", "route alpha" */
 	struct event_base *base;
 	struct evdns_base *dns;
 	struct hmac_ctx *hmac;
@@ -86,10 +87,10 @@ fail(struct sender *s, const char *reason)
 	uint32_t r = 0;
 
 	if (!s->complained)
-		log_warnx("aggregator %s:%u: %s, retrying", s->host,
+		log_warnx("%s %s:%u: %s, retrying", s->what, s->host,
 		    s->conf.port, reason);
 	else
-		log_debug("aggregator %s:%u: %s", s->host, s->conf.port,
+		log_debug("%s %s:%u: %s", s->what, s->host, s->conf.port,
 		    reason);
 	s->complained = true;
 	close_conn(s);
@@ -132,7 +133,7 @@ send_next(struct sender *s)
 	rc = outbox_next(s->conf.outbox, &s->payload,
 	    (s->s.challenge.caps & MSG_CAP_MDOPS) != 0, &batch, &sweep);
 	if (rc < 0) {
-		log_warnx("aggregator %s:%u: cannot encode batch: %s", s->host,
+		log_warnx("%s %s:%u: cannot encode batch: %s", s->what, s->host,
 		    s->conf.port, strerror(-rc));
 		return;
 	}
@@ -148,7 +149,7 @@ send_next(struct sender *s)
 	}
 	s->awaiting_ack = true;
 	s->inflight_batch = batch;
-	log_debug("aggregator %s:%u: sent batch %llu (%zu bytes)", s->host,
+	log_debug("%s %s:%u: sent batch %llu (%zu bytes)", s->what, s->host,
 	    s->conf.port, (unsigned long long)batch, s->payload.len);
 	set_timer(s, s->conf.ack_timeout);
 }
@@ -172,14 +173,14 @@ send_hello(struct sender *s)
 	(void)snprintf(s->hello->name, sizeof(s->hello->name), "%s",
 	    s->conf.name);
 	if (s->s.challenge_unverified)
-		log_warnx("aggregator %s:%u: signs with a key this node does "
+		log_warnx("%s %s:%u: signs with a key this node does "
 		          "not hold yet (key rotation under way?)",
-		    s->host, s->conf.port);
+		    s->what, s->host, s->conf.port);
 	skew = (int64_t)(s->s.challenge.time_ns - now);
 	if (skew > 1000000000LL || skew < -1000000000LL)
-		log_warnx("aggregator %s:%u: clock differs from ours by "
+		log_warnx("%s %s:%u: clock differs from ours by "
 		          "%.1f s",
-		    s->host, s->conf.port, (double)skew / 1e9);
+		    s->what, s->host, s->conf.port, (double)skew / 1e9);
 	if (session_hello(&s->s, s->hello, &s->out) < 0 || flush_out(s) < 0)
 		fail(s, "cannot send HELLO");
 }
@@ -205,10 +206,10 @@ handle_frame(struct sender *s, const struct session_frame *f)
 			s->state = SENDER_OPEN;
 			(void)evtimer_del(s->timer);
 			if (s->complained)
-				log_info("aggregator %s:%u: connected again",
+				log_info("%s %s:%u: connected again", s->what,
 				    s->host, s->conf.port);
 			else
-				log_debug("aggregator %s:%u: connected",
+				log_debug("%s %s:%u: connected", s->what,
 				    s->host, s->conf.port);
 			s->complained = false;
 			s->backoff = SENDER_BACKOFF_MIN;
@@ -229,8 +230,8 @@ handle_frame(struct sender *s, const struct session_frame *f)
 		return;
 	case FRAME_BYE:
 		if (msg_bye_decode(&bye, f->payload, f->hdr.len, &err) == 0)
-			log_info("aggregator %s:%u: said goodbye (%s)", s->host,
-			    s->conf.port, bye.text);
+			log_info("%s %s:%u: said goodbye (%s)", s->what,
+			    s->host, s->conf.port, bye.text);
 		fail(s, "connection closed by the aggregator");
 		return;
 	default:
@@ -368,6 +369,7 @@ sender_new(struct event_base *base, const struct sender_conf *conf,
 	s->base = base;
 	s->backoff = SENDER_BACKOFF_MIN;
 	s->host = strdup(conf->host);
+	s->what = conf->label != NULL ? conf->label : "aggregator";
 	s->hmac = hmac_new();
 	s->hello = calloc(1, sizeof(*s->hello));
 	s->timer = evtimer_new(base, timer_cb, s);
@@ -376,7 +378,7 @@ sender_new(struct event_base *base, const struct sender_conf *conf,
 	wbuf_init(&s->payload, 0);
 	if (s->host == NULL || s->hmac == NULL || s->hello == NULL ||
 	    s->timer == NULL) {
-		log_warnx("aggregator %s:%u: out of memory", conf->host,
+		log_warnx("%s %s:%u: out of memory", s->what, conf->host,
 		    conf->port);
 		sender_free(s);
 		return -ENOMEM;

@@ -36,7 +36,8 @@ struct sender_conf {
 	unsigned port;
 	const struct keyring *keys; /* borrowed */
 	const char *name;           /* this side's identity */
-	size_t max_frame;           /* 0: FRAME_MAX_DEFAULT */
+	const char *label; /* names the receiver in logs; NULL: "aggregator" */
+	size_t max_frame;  /* 0: FRAME_MAX_DEFAULT */
 	unsigned handshake_timeout; /* seconds, 0: 10 */
 	unsigned ack_timeout;       /* seconds to wait for an ACK, 0: 120 */
 	struct outbox *outbox;      /* borrowed: what to deliver */

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The relay's routes, outboxes, senders and state (relay.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "config.h"
+#include "err.h"
+#include "ledger.h"
+#include "log.h"
+#include "msg.h"
+#include "netroute.h"
+#include "outbox.h"
+#include "relay.h"
+#include "rstate.h"
+#include "sender.h"
+#include "sweeps.h"
+
+#define UNROUTED_LOG_NS (600 * CLOCK_NS_PER_S)
+
+struct route {
+	const struct lh_route *conf;
+	char label[80]; /* "route alpha" */
+	struct outbox ob;
+	struct sender *snd;
+	struct relay *r;
+	uint64_t dropped_logged; /* ob.dropped already logged */
+};
+
+struct relay {
+	const struct lh_config *cfg;
+	const struct keyring *keys;
+	char state_path[4096];
+	struct netroute *table;
+	struct route *routes;
+	size_t nroutes;
+	/* Clients of the sweep being closed that no route takes. */
+	size_t unrouted;
+	char first_unrouted[NID_STR_MAX];
+	uint64_t unrouted_logged;
+	bool save_failing; /* logged once until a save succeeds */
+	/* Restore: clients of routes no longer configured. */
+	size_t rerouted, lost;
+};
+
+int
+relay_new(const struct lh_config *cfg, const struct keyring *keys,
+    const char *state_path, struct relay **ret)
+{
+	struct relay *r = calloc(1, sizeof(*r));
+	struct lh_err err;
+	size_t i, j;
+
+	if (r == NULL || (r->table = netroute_new()) == NULL ||
+	    (r->routes = calloc(cfg->nroutes, sizeof(*r->routes))) == NULL) {
+		log_warnx("out of memory");
+		relay_free(r);
+		return -1;
+	}
+	r->cfg = cfg;
+	r->keys = keys;
+	(void)snprintf(r->state_path, sizeof(r->state_path), "%s", state_path);
+	for (i = 0; i < cfg->nroutes; i++) {
+		const struct lh_route *rc = &cfg->routes[i];
+
+		r->routes[i].conf = rc;
+		r->routes[i].r = r;
+		/* Without saved state, batch numbers start from the clock
+		 * (docs/protocol.md 5): never taken for resends. */
+		outbox_init(&r->routes[i].ob, clock_realtime_ns() / 1000);
+		r->nroutes++;
+		for (j = 0; j < rc->nnetworks; j++) {
+			if (netroute_add(r->table, (unsigned)i, rc->networks[j],
+			        &err) < 0) {
+				log_warnx("%s: route '%s': %s", cfg->path,
+				    rc->name, err.reason);
+				relay_free(r);
+				return -1;
+			}
+		}
+	}
+	*ret = r;
+	return 0;
+}
+
+/* The route of a NID: its network's, else the default, else -1. */
+static int
+route_of(const struct relay *r, const char *nid)
+{
+	int i = netroute_lookup(r->table, nid);
+
+	return i >= 0 ? i : r->cfg->default_route;
+}
+
+/* ---- restore --------------------------------------------------------- */
+
+struct restore_ctx {
+	struct relay *r;
+	struct ledger *ledger;
+};
+
+static int
+restore_ledger(void *arg, const char *sender, uint64_t batch)
+{
+	struct restore_ctx *c = arg;
+	struct lh_err err;
+
+	/* The file says these batches became the deltas restored with it;
+	 * a crash may have come before the ledger learnt it. */
+	if (ledger_get(c->ledger, sender, NULL) < batch &&
+	    ledger_set(c->ledger, sender, batch, &err) < 0)
+		log_warnx("ledger: %s", err.reason);
+	return 0;
+}
+
+/* The records of batch b, routed again into the routes' pending
+ * batches (their route is gone from the configuration). */
+static void
+reroute(struct relay *r, const struct outbox_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		const struct outbox_rec *rec = &b->recs[i];
+		int k = route_of(r, rec->nid);
+
+		if (k < 0 ||
+		    outbox_add(&r->routes[k].ob, rec->fs, rec->nid, &rec->d,
+		        rec->ops != OUTBOX_NO_OPS ? &b->ops[rec->ops] : NULL,
+		        rec->span_us, rec->cspan_us, b->last_sweep,
+		        b->start_ns) < 0)
+			r->lost++;
+		else
+			r->rerouted++;
+	}
+}
+
+static int
+restore_route(void *arg, const char *name, struct outbox *ob)
+{
+	struct restore_ctx *c = arg;
+	struct relay *r = c->r;
+	size_t i;
+
+	for (i = 0; i < r->nroutes; i++) {
+		if (strcmp(r->routes[i].conf->name, name) == 0) {
+			outbox_free(&r->routes[i].ob);
+			r->routes[i].ob = *ob; /* moved */
+			return 0;
+		}
+	}
+	if (ob->have_inflight)
+		reroute(r, &ob->inflight);
+	reroute(r, &ob->pending);
+	outbox_free(ob);
+	return 0;
+}
+
+int
+relay_restore(struct relay *r, struct ledger *ledger)
+{
+	struct restore_ctx c = {r, ledger};
+	const struct rstate_cb cb = {restore_ledger, restore_route, &c};
+	struct lh_err err;
+	size_t i, pending = 0;
+	int rc;
+
+	rc = rstate_load(r->state_path, &cb, &err);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == -ENOMEM) {
+		log_warnx("%s: out of memory", r->state_path);
+		return -1;
+	}
+	if (rc < 0) {
+		/* Whatever was restored before the damage is dropped whole:
+		 * the senders resend what the ledger does not have. */
+		log_warnx("%s: %s; starting without it", r->state_path,
+		    err.reason);
+		for (i = 0; i < r->nroutes; i++) {
+			outbox_free(&r->routes[i].ob);
+			outbox_init(&r->routes[i].ob,
+			    clock_realtime_ns() / 1000);
+		}
+		return 0;
+	}
+	for (i = 0; i < r->nroutes; i++) {
+		const struct outbox *ob = &r->routes[i].ob;
+
+		pending +=
+		    ob->pending.n + (ob->have_inflight ? ob->inflight.n : 0);
+	}
+	log_info("state restored: %zu client records not yet acknowledged "
+	         "downstream",
+	    pending);
+	if (r->rerouted > 0 || r->lost > 0)
+		log_warnx(
+		    "%s: %zu client records of routes no longer "
+		    "configured routed again, %zu without a route dropped",
+		    r->state_path, r->rerouted, r->lost);
+	return 0;
+}
+
+/* ---- delivery -------------------------------------------------------- */
+
+static void
+fill_hello(void *arg, struct msg_hello *h)
+{
+	const struct route *rt = arg;
+
+	h->role = MSG_ROLE_RELAY;
+	h->interval = rt->r->cfg->interval;
+}
+
+static void
+acked(void *arg, uint64_t batch, bool duplicate)
+{
+	const struct route *rt = arg;
+
+	log_debug("route %s: batch %" PRIu64 " acknowledged%s", rt->conf->name,
+	    batch, duplicate ? " (it had it already)" : "");
+}
+
+int
+relay_start(struct relay *r, struct event_base *base)
+{
+	const struct lh_config *cfg = r->cfg;
+	struct sender_conf sc;
+	size_t i;
+
+	for (i = 0; i < r->nroutes; i++) {
+		struct route *rt = &r->routes[i];
+
+		memset(&sc, 0, sizeof(sc));
+		sc.host = rt->conf->host;
+		sc.port = rt->conf->port;
+		sc.keys = r->keys;
+		sc.name = cfg->name;
+		(void)snprintf(rt->label, sizeof(rt->label), "route %s",
+		    rt->conf->name);
+		sc.label = rt->label;
+		sc.max_frame = cfg->max_frame;
+		sc.handshake_timeout = cfg->handshake_timeout;
+		/* As a gatherer's: a downstream acknowledges when its sweep
+		 * closes, up to an interval later. */
+		sc.ack_timeout =
+		    cfg->interval * 2 + 30 > 120 ? cfg->interval * 2 + 30 : 120;
+		sc.outbox = &rt->ob;
+		sc.fill_hello = fill_hello;
+		sc.on_acked = acked;
+		sc.arg = rt;
+		if (sender_new(base, &sc, &rt->snd) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Each counter's span for a rate: delta / span = rate exactly (to the
+ * microsecond), so that the downstream shows the relay's rates. */
+static uint64_t
+span_of(uint64_t delta, double rate, uint64_t dflt)
+{
+	double s;
+
+	if (delta == 0 || !(rate > 0))
+		return dflt;
+	s = (double)delta * 1e6 / rate + 0.5;
+	if (s < 1)
+		return 1;
+	if (s >= 9.2e18)
+		return (uint64_t)INT64_MAX;
+	return (uint64_t)s;
+}
+
+void
+relay_add(struct relay *r, uint64_t sweep_id, unsigned interval_s,
+    const struct sweeps_client *c)
+{
+	uint64_t v[IOCOUNT_N], cspan[IOCOUNT_N], ivl = interval_s * 1000000ULL;
+	uint64_t span = 0;
+	int k = route_of(r, c->nid);
+	unsigned i;
+
+	if (k < 0) {
+		if (r->unrouted++ == 0)
+			(void)snprintf(r->first_unrouted,
+			    sizeof(r->first_unrouted), "%s", c->nid);
+		return;
+	}
+	iocount_to_array(&c->d, v);
+	for (i = 0; i < IOCOUNT_N; i++) {
+		cspan[i] = span_of(v[i], c->rate[i], ivl);
+		if (span == 0 && v[i] != 0)
+			span = cspan[i];
+	}
+	if (span == 0)
+		span = ivl;
+	/* -ENOSPC is counted in the outbox (logged at commit). */
+	(void)outbox_add(&r->routes[k].ob, c->fs, c->nid, &c->d,
+	    c->ops != NULL && !mdops_is_zero(&c->ops->d) ? &c->ops->d : NULL,
+	    span, cspan, sweep_id, (sweep_id - interval_s) * CLOCK_NS_PER_S);
+}
+
+static int
+save(struct relay *r, const struct sweeps_ack *acks, size_t nacks)
+{
+	struct rstate_ledger *l = NULL;
+	struct rstate_route *rr;
+	struct lh_err err;
+	size_t i;
+	int rc;
+
+	rr = calloc(r->nroutes > 0 ? r->nroutes : 1, sizeof(*rr));
+	if (nacks > 0)
+		l = calloc(nacks, sizeof(*l));
+	if (rr == NULL || (nacks > 0 && l == NULL)) {
+		free(rr);
+		free(l);
+		(void)lh_err_set(&err, 0, -ENOMEM, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nacks; i++) {
+		l[i].sender = acks[i].sender;
+		l[i].batch = acks[i].batch;
+	}
+	for (i = 0; i < r->nroutes; i++) {
+		rr[i].name = r->routes[i].conf->name;
+		rr[i].ob = &r->routes[i].ob;
+	}
+	rc = rstate_save(r->state_path, l, nacks, rr, r->nroutes, &err);
+	free(rr);
+	free(l);
+out:
+	if (rc < 0 && !r->save_failing)
+		log_warnx("%s: %s; holding acknowledgements back",
+		    r->state_path, err.reason);
+	else if (rc == 0 && r->save_failing)
+		log_info("%s: saved again", r->state_path);
+	r->save_failing = rc < 0;
+	return rc;
+}
+
+int
+relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
+    size_t nacks)
+{
+	uint64_t now = clock_realtime_ns();
+	bool sealed[NETROUTE_MAX_ROUTES];
+	size_t i;
+
+	if (r->unrouted > 0 &&
+	    (r->unrouted_logged == 0 ||
+	        now - r->unrouted_logged >= UNROUTED_LOG_NS)) {
+		log_warnx("sweep %" PRIu64 ": %zu clients on networks no route "
+		          "takes (%s, ...): add a route, or default_route",
+		    sweep_id, r->unrouted, r->first_unrouted);
+		r->unrouted_logged = now;
+	}
+	r->unrouted = 0;
+	/* Number the batches before saving, as a gatherer does: every
+	 * number ever sent is in the saved state. */
+	for (i = 0; i < r->nroutes; i++) {
+		struct route *rt = &r->routes[i];
+
+		sealed[i] = !outbox_ready(&rt->ob);
+		outbox_seal(&rt->ob);
+		sealed[i] = sealed[i] && outbox_ready(&rt->ob);
+		if (rt->ob.dropped > rt->dropped_logged) {
+			log_warnx("route %s: %" PRIu64 " client records "
+			          "dropped: more clients than an outbox holds",
+			    rt->conf->name,
+			    rt->ob.dropped - rt->dropped_logged);
+			rt->dropped_logged = rt->ob.dropped;
+		}
+	}
+	if (save(r, acks, nacks) < 0) {
+		/* What could not be saved must not be sent: back to pending,
+		 * sealed again with the next sweep's. */
+		for (i = 0; i < r->nroutes; i++) {
+			if (sealed[i])
+				(void)outbox_unseal(&r->routes[i].ob);
+		}
+		return -1;
+	}
+	for (i = 0; i < r->nroutes; i++) {
+		if (r->routes[i].snd != NULL)
+			sender_kick(r->routes[i].snd);
+	}
+	return 0;
+}
+
+void
+relay_free(struct relay *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nroutes; i++) {
+		if (r->routes[i].snd != NULL)
+			sender_free(r->routes[i].snd);
+		outbox_free(&r->routes[i].ob);
+	}
+	free(r->routes);
+	netroute_free(r->table);
+	free(r);
+}
