@@ -52,8 +52,8 @@ struct rstate_cb {
 
 /* Restore from path.  Returns 0, -ENOENT (no file), a callback's return,
  * or another negative errno with err set. */
-int rstate_load(const char *path, const struct rstate_cb *cb,
-    struct lh_err *err);
+int
+rstate_load(const char *path, const struct rstate_cb *cb, struct lh_err *err);
 
 /* Restore from a buffer (the fuzz target's entry). */
 int rstate_decode(const void *p, size_t n, const struct rstate_cb *cb,

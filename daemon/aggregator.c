@@ -462,6 +462,26 @@ put_all(struct aggregator *a)
 	flush_sink(a);
 }
 
+/* What each filesystem's clients did in the sweep just closed, at debug
+ * level: the deltas an operator (or a test) can add up over sweeps. */
+static void
+log_totals(const struct aggregator *a, uint64_t sweep_id)
+{
+	size_t i;
+
+	for (i = 0; i < a->ntotals; i++) {
+		const struct sweeps_fs_total *t = &a->totals[i];
+
+		log_debug("sweep %" PRIu64 ": fs %s: %zu clients, read_bytes "
+		          "%" PRIu64 " write_bytes %" PRIu64
+		          " read_ops %" PRIu64 " write_ops %" PRIu64
+		          " oss_ops %" PRIu64 " mds_ops %" PRIu64,
+		    sweep_id, t->fs, t->nclients, t->d.read_bytes,
+		    t->d.write_bytes, t->d.read_ops, t->d.write_ops,
+		    t->d.oss_ops, t->d.mds_ops);
+	}
+}
+
 /*
  * The batches of a closed sweep are safe: the ledger learns their numbers
  * first, then the values go to Ganglia, then the senders are told.  A
@@ -479,6 +499,8 @@ ack_sweep(struct aggregator *a, const struct sweeps_ack *acks, size_t n,
 		    0)
 			log_warnx("ledger: %s", err.reason);
 	}
+	if (a->relay == NULL)
+		log_totals(a, a->closing);
 	if (a->relay == NULL || a->cfg->spoof)
 		put_all(a);
 	for (i = 0; i < n; i++) {
@@ -585,26 +607,6 @@ relay_shutdown(struct aggregator *a)
 	a->nheld = 0;
 }
 
-/* What each filesystem's clients did in the sweep just closed, at debug
- * level: the deltas an operator (or a test) can add up over sweeps. */
-static void
-log_totals(const struct aggregator *a, uint64_t sweep_id)
-{
-	size_t i;
-
-	for (i = 0; i < a->ntotals; i++) {
-		const struct sweeps_fs_total *t = &a->totals[i];
-
-		log_debug("sweep %" PRIu64 ": fs %s: %zu clients, read_bytes "
-		          "%" PRIu64 " write_bytes %" PRIu64
-		          " read_ops %" PRIu64 " write_ops %" PRIu64
-		          " oss_ops %" PRIu64 " mds_ops %" PRIu64,
-		    sweep_id, t->fs, t->nclients, t->d.read_bytes,
-		    t->d.write_bytes, t->d.read_ops, t->d.write_ops,
-		    t->d.oss_ops, t->d.mds_ops);
-	}
-}
-
 /* Close every sweep that is ready, and set the timer for the next. */
 static void
 close_ready(struct aggregator *a)
@@ -624,10 +626,12 @@ close_ready(struct aggregator *a)
 			log_warnx("sweep %" PRIu64 ": out of memory; some "
 			          "clients not sent",
 			    rep.sweep_id);
-		if (a->relay == NULL)
+		if (a->relay == NULL) {
 			ack_sweep(a, rep.acks, rep.nacks, now);
-		else
+		} else {
+			log_totals(a, rep.sweep_id);
 			relay_sweep(a, &rep, now);
+		}
 		log_missing(a, &rep, now);
 		if (a->unmapped > 0 &&
 		    (a->unmapped_logged == 0 ||
@@ -645,7 +649,6 @@ close_ready(struct aggregator *a)
 		    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, a->nh,
 		    a->unmapped, a->awaiting_dns,
 		    rep.by_deadline ? ", closed at the deadline" : "");
-		log_totals(a, rep.sweep_id);
 		now = clock_realtime_ns();
 	}
 	deadline = sweeps_next_ns(a->sweeps);

@@ -350,7 +350,7 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
     size_t nacks)
 {
 	uint64_t now = clock_realtime_ns();
-	bool sealed[NETROUTE_MAX_ROUTES];
+	bool sealed[NETROUTE_MAX_ROUTES] = {false};
 	size_t i;
 
 	if (r->unrouted > 0 &&

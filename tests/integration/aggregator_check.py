@@ -8,7 +8,9 @@ truth (tests/integration/it_aggregator.sh).
         --samples FILE --faults FILE [--agg-log FILE ...]
         [--prefix FS=PREFIX ...] [--totals-host NAME] [--interval S]
         [--deadline S] [--tolerance F] [--gatherers N] [--from T]
-        [--metadata-ops all|OP,OP...]
+        [--metadata-ops all|OP,OP...] [--only-mapped]
+    aggregator_check.py totals --baseline B.json --final F.json --fs FS
+        [--hosts FILE] --log FILE [--log FILE ...] [--label NAME]
     aggregator_check.py --self-test
 
 poll: every --every seconds (at .5 past the second), read gmond's XML from
@@ -50,6 +52,13 @@ aggregator's stderr with -v, every line prefixed by the epoch time it was
 written; its "sweep S: ..." lines are checked too (quiet sweeps complete,
 sweeps closing all along, a late batch and a deadline close during the
 faults meant to cause them).
+
+totals: the six deltas of filesystem FS, summed over every "sweep S: fs
+FS: ..." line (-v) of the given logs (every run of one aggregator or
+relay), must equal exactly the truth of FS's NIDs (those --hosts maps, or
+all) between B.json (lustresim's truth-latest.json when the gatherers took
+their baseline) and F.json (after the simulator stopped and everything
+was delivered): nothing lost, nothing counted twice.
 
 Prints "ok - NAME" / "FAIL - NAME" lines (details indented by two
 spaces) and "# " comments; exits 0 if nothing failed, 1 otherwise, 2 on
@@ -386,6 +395,12 @@ def check(a, rep):
     prefix = dict(p.split("=", 1) for p in a.prefix)
     steps = load_truth(a.truth, a.t_from)
     rate, wins = truth_rates(steps)
+    if a.only_mapped:
+        # An aggregator that gets only some of a filesystem's clients (a
+        # relay's downstream): the truth is that of the hosts it maps.
+        keep = {k for k in rate if host_of(k[1], by_ip, by_nid) is not None}
+        rate = {k: v for k, v in rate.items() if k in keep}
+        wins = [(u0, u1, {k: v for k, v in w.items() if k in keep}) for u0, u1, w in wins]
     mdl = Model(rate, wins, by_ip, by_nid, prefix, a.totals_host)
     faults = load_faults(a.faults)
     samples = load_samples(a.samples)
@@ -664,6 +679,53 @@ def cmd_check(a):
     return 1 if rep.failed else 0
 
 
+# ---------------------------------------------------------------- totals
+
+FIELDS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "oss_ops", "mds_ops")
+TOTALS_RE = re.compile(r"lharvestd: sweep (\d+): fs (\S+): (\d+) clients, " +
+                       " ".join(f + r" (\d+)" for f in FIELDS) + "$")
+
+
+def cmd_totals(a):
+    """What an aggregator or relay counted, summed over the sweeps of all
+    its runs (its -v "sweep S: fs F: ..." lines), against the truth of the
+    NIDs it gets: exactly."""
+    rep = Report()
+    try:
+        by_ip, by_nid = load_hosts(a.hosts) if a.hosts else ({}, {})
+        rows = {}
+        for path, sign in ((a.final, 1), (a.baseline, -1)):
+            with open(path) as f:
+                for r in json.load(f)["rows"]:
+                    if r["fs"] != a.fs:
+                        continue
+                    if a.hosts and host_of(r["nid"], by_ip, by_nid) is None:
+                        continue
+                    acc = rows.setdefault(r["nid"], [0] * len(FIELDS))
+                    for i, fl in enumerate(FIELDS):
+                        acc[i] += sign * r[fl]
+        want = [sum(v[i] for v in rows.values()) for i in range(len(FIELDS))]
+        got, sweeps = [0] * len(FIELDS), []
+        for path in a.log:
+            with open(path) as f:
+                for line in f:
+                    m = TOTALS_RE.search(line.rstrip("\n"))
+                    if m and m.group(2) == a.fs:
+                        sweeps.append(int(m.group(1)))
+                        for i in range(len(FIELDS)):
+                            got[i] += int(m.group(4 + i))
+        dup = sorted({x for x in sweeps if sweeps.count(x) > 1})
+        bad = ["%s: counted %d, truth %d (%+d)" % (fl, g, w, g - w)
+               for fl, g, w in zip(FIELDS, got, want) if g != w]
+        rep.check("%s: the deltas of fs %s over %d sweeps equal the truth of its %d NIDs exactly "
+                  "(%d bytes read, %d written)" % (a.label, a.fs, len(sweeps), len(rows), got[0], got[1]),
+                  bad + (["sweeps counted twice: %s" % dup] if dup else []))
+    except (OSError, ValueError, KeyError) as e:
+        rep.fail("%s: totals could be checked" % a.label, ["%s: %s" % (type(e).__name__, e)])
+    print("\n".join(rep.lines))
+    return 1 if rep.failed else 0
+
+
 # ------------------------------------------------------------- self-test
 
 def self_test():
@@ -800,6 +862,13 @@ def parse_args(argv):
     p = sub.add_parser("garbage")
     p.add_argument("--addr", required=True)
     p.add_argument("--idle-max", type=float, default=15.0)
+    p = sub.add_parser("totals")
+    p.add_argument("--baseline", required=True, help="truth-latest.json at the gatherers' baseline")
+    p.add_argument("--final", required=True, help="truth-latest.json after the last step")
+    p.add_argument("--fs", required=True)
+    p.add_argument("--hosts", default="", help="only the NIDs it maps (default: every NID)")
+    p.add_argument("--log", action="append", default=[])
+    p.add_argument("--label", default="aggregator")
     p = sub.add_parser("check")
     p.add_argument("--truth", required=True)
     p.add_argument("--hosts", required=True)
@@ -814,6 +883,8 @@ def parse_args(argv):
     p.add_argument("--tolerance", type=float, default=0.005)
     p.add_argument("--gatherers", type=int, default=3)
     p.add_argument("--from", dest="t_from", type=float)
+    p.add_argument("--only-mapped", action="store_true",
+                   help="the truth of the NIDs the hosts file maps only (a relay's downstream)")
     p.add_argument("--metadata-ops", default="", help="all, or op,op,...: the aggregator's metadata_ops")
     return ap.parse_args(argv)
 
@@ -822,7 +893,8 @@ def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     if a.cmd == "self-test":
         return 0 if self_test() else 1
-    return {"poll": cmd_poll, "garbage": cmd_garbage, "check": cmd_check}[a.cmd](a)
+    return {"poll": cmd_poll, "garbage": cmd_garbage, "check": cmd_check,
+            "totals": cmd_totals}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ fill(struct outbox *ob, unsigned n, uint64_t sweep, bool ops)
 
 	memset(&m, 0, sizeof(m));
 	for (i = 0; i < n; i++) {
-		struct iocount d = {1000ULL * (i + 1), 7, 1, 1, 3, ops ? 40 : 0};
+		struct iocount d = {1000ULL * (i + 1), 7, 1, 1, 3,
+		    ops ? 40 : 0};
 		uint64_t cspan[6] = {20000000, 0, 0, 0, 19999000, 20001000};
 		char nid[32];
 
