@@ -45,6 +45,31 @@ START_TEST(shipped_gatherer)
 }
 END_TEST
 
+/* The annotated examples of conf/ load as they are shipped. */
+START_TEST(shipped_others)
+{
+	static const struct {
+		const char *file;
+		enum lh_role role;
+	} conf[] = {{"/aggregator.conf", LH_ROLE_AGGREGATOR},
+	    {"/relay.conf", LH_ROLE_RELAY}};
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char path[4096];
+
+	(void)snprintf(path, sizeof(path), "%s%s", LH_CONF_DIR, conf[_i].file);
+	ck_assert_msg(config_load(path, &c, &err) == 0, "%s", err.reason);
+	ck_assert_int_eq(c->role, conf[_i].role);
+	ck_assert_uint_eq(c->interval, 20);
+	if (c->role == LH_ROLE_RELAY) {
+		ck_assert_uint_eq(c->nroutes, 2);
+		ck_assert_int_eq(c->default_route, -1);
+		ck_assert(!c->spoof);
+	}
+	config_free(c);
+}
+END_TEST
+
 START_TEST(defaults)
 {
 	struct lh_config *c = NULL;
@@ -253,6 +278,7 @@ main(void)
 	tcase_add_test(tc, shipped_gatherer);
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, values);
+	tcase_add_loop_test(tc, shipped_others, 0, 2);
 	tcase_add_test(tc, aggregator_values);
 	tcase_add_test(tc, relay_values);
 	tcase_add_loop_test(tc, bad_configs, 0, sizeof(bad) / sizeof(bad[0]));
