@@ -8,7 +8,7 @@ truth (tests/integration/it_aggregator.sh).
         --samples FILE --faults FILE [--agg-log FILE ...]
         [--prefix FS=PREFIX ...] [--totals-host NAME] [--interval S]
         [--deadline S] [--tolerance F] [--gatherers N] [--from T]
-        [--metadata-ops all|OP,OP...] [--only-mapped]
+        [--metadata-ops all|OP,OP...] [--only-mapped] [--only-fs FS,FS]
     aggregator_check.py totals --baseline B.json --final F.json --fs FS
         [--hosts FILE] --log FILE [--log FILE ...] [--label NAME]
     aggregator_check.py --self-test
@@ -395,6 +395,11 @@ def check(a, rep):
     prefix = dict(p.split("=", 1) for p in a.prefix)
     steps = load_truth(a.truth, a.t_from)
     rate, wins = truth_rates(steps)
+    if a.only_fs:
+        # A relay sees only the filesystems its gatherers serve.
+        fss = set(a.only_fs.split(","))
+        rate = {k: v for k, v in rate.items() if k[0] in fss}
+        wins = [(u0, u1, {k: v for k, v in w.items() if k[0] in fss}) for u0, u1, w in wins]
     if a.only_mapped:
         # An aggregator that gets only some of a filesystem's clients (a
         # relay's downstream): the truth is that of the hosts it maps.
@@ -883,6 +888,7 @@ def parse_args(argv):
     p.add_argument("--tolerance", type=float, default=0.005)
     p.add_argument("--gatherers", type=int, default=3)
     p.add_argument("--from", dest="t_from", type=float)
+    p.add_argument("--only-fs", default="", help="FS,FS: the truth of these filesystems only")
     p.add_argument("--only-mapped", action="store_true",
                    help="the truth of the NIDs the hosts file maps only (a relay's downstream)")
     p.add_argument("--metadata-ops", default="", help="all, or op,op,...: the aggregator's metadata_ops")

@@ -22,6 +22,8 @@
 #    its clients exactly, for both filesystems, and the relay's equal the
 #    truth of every site client (the unrouted one included: it is counted,
 #    just not sent on);
+#  - the relay's own site-wide view (spoof = yes, a third gmond) shows
+#    every site client, the unrouted one included, within 0.5%;
 #  - the relay named the unrouted client; every daemon exits 0 on SIGTERM.
 # Everything on 127.0.0.1; about 90 s.
 #
@@ -47,6 +49,7 @@ interval=2
 deadline=0.8       # the heads'
 relay_deadline=0.4 # the relay's: well before the heads'
 heads=(alpha beta)
+views=(alpha beta site) # gmonds: the heads', and the relay's site-wide view
 R=$tmp/sim
 faults=$tmp/faults.txt
 t_start=$EPOCHREALTIME
@@ -64,7 +67,7 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null
 	done
-	for h in "${heads[@]}"; do
+	for h in "${views[@]}"; do
 		"$gm" stop "$tmp/gmond-$h" >/dev/null 2>&1
 	done
 	if [ -n "${LH_RELAY_KEEP:-}" ] && [ "$failed" -gt 0 ]; then
@@ -146,7 +149,12 @@ cat >"$tmp/hosts-beta" <<'EOF'
 10.2.0.2	b02
 192.168.2.3	b03
 EOF
-for h in "${heads[@]}"; do
+{
+	echo "# the relay's site-wide view: every client, the unrouted one too"
+	grep -hv '^#' "$tmp/hosts-alpha" "$tmp/hosts-beta"
+	printf '10.7.0.1\tx01\n'
+} >"$tmp/hosts-site"
+for h in "${views[@]}"; do
 	for ((i = 0; i < 20; i++)); do
 		u=$((20000 + RANDOM % 30000))
 		if "$gm" start "$tmp/gmond-$h" "$u" $((u + 1)) >/dev/null 2>"$tmp/gmond-$h.err"; then
@@ -161,6 +169,8 @@ for h in "${heads[@]}"; do
 	pids+=("$!")
 	printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n  port = %s\n}\n' \
 		"${gm_udp[$h]}" >"$tmp/send-$h.conf"
+done
+for h in "${heads[@]}"; do
 	mkdir -m 700 "$tmp/state-$h"
 	# Port 0 for the first run; the restart listens where the relay looks.
 	for listen in 127.0.0.1:0 ""; do
@@ -195,6 +205,11 @@ for listen in 127.0.0.1:0 ""; do
 		state_dir = "$tmp/state-relay"
 		name = "relay1"
 		deadline = $relay_deadline
+		spoof = yes
+		hosts_file = "$tmp/hosts-site"
+		dns = no
+		gmond_conf = "$tmp/send-site.conf"
+		metadata_ops = { "all" }
 		route "alpha" {
 			networks = { "o2ib", "tcp" }
 			server = "$head_addr_alpha"
@@ -294,7 +309,7 @@ else
 fi
 fault shutdown "$t1"
 sleep 1.5
-for h in "${heads[@]}"; do
+for h in "${views[@]}"; do
 	kill -TERM "${ppid[$h]}"
 	wait "${ppid[$h]}"
 	forget "${ppid[$h]}"
@@ -304,17 +319,30 @@ done
 
 # Values in each head's gmond.  Alpha's quiet samples include beta's
 # outage (only the relay's restart is a fault for it).
+# The relay's site-wide view (spoof = yes) has every site client, and
+# beta's outage is not a fault for it either.
 grep -v '^head-beta-kill ' "$faults" >"$tmp/faults-alpha"
 cp "$faults" "$tmp/faults-beta"
-for h in "${heads[@]}"; do
+cp "$tmp/faults-alpha" "$tmp/faults-site"
+for h in "${views[@]}"; do
 	logs=()
-	for ((i = 1; i <= ${hruns[$h]}; i++)); do logs+=(--agg-log "$tmp/head-$h-$i.log"); done
-	"${chk[@]}" check --truth "$R/truth.jsonl" --hosts "$tmp/hosts-$h" --only-mapped \
+	case $h in
+	site)
+		for ((i = 1; i <= relay_runs; i++)); do logs+=(--agg-log "$tmp/relay$i.log"); done
+		args=(--only-fs site --gatherers 3 --deadline "$relay_deadline")
+		what="relay (site-wide view)"
+		;;
+	*)
+		for ((i = 1; i <= ${hruns[$h]}; i++)); do logs+=(--agg-log "$tmp/head-$h-$i.log"); done
+		args=(--only-mapped --gatherers "$([ "$h" = alpha ] && echo 2 || echo 1)" --deadline "$deadline")
+		what="head $h"
+		;;
+	esac
+	"${chk[@]}" check --truth "$R/truth.jsonl" --hosts "$tmp/hosts-$h" \
 		--samples "$tmp/samples-$h.jsonl" --faults "$tmp/faults-$h" \
-		"${logs[@]}" --gatherers $([ "$h" = alpha ] && echo 2 || echo 1) \
-		--interval "$interval" --deadline "$deadline" --metadata-ops all \
+		"${logs[@]}" "${args[@]}" --interval "$interval" --metadata-ops all \
 		--from "$t_start" >"$tmp/check-$h.out" 2>&1
-	sed -e "s/^ok - /ok - head $h: /" -e "s/^FAIL - /FAIL - head $h: /" "$tmp/check-$h.out" >"$tmp/check-$h.lbl"
+	sed -e "s/^ok - /ok - $what: /" -e "s/^FAIL - /FAIL - $what: /" "$tmp/check-$h.out" >"$tmp/check-$h.lbl"
 	replay "$tmp/check-$h.lbl"
 done
 
