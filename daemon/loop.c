@@ -18,8 +18,12 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	(void)what;
 	if (sig == SIGHUP) {
-		log_info("SIGHUP: nothing to reload in this version; "
-		         "restart to apply a new configuration");
+		if (l->reload == NULL) {
+			log_info("SIGHUP: nothing to reload");
+			return;
+		}
+		log_info("SIGHUP: reloading the configuration");
+		l->reload(l->reload_arg);
 		return;
 	}
 	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -61,6 +65,13 @@ loop_new(struct loop *l)
 		}
 	}
 	return 0;
+}
+
+void
+loop_on_reload(struct loop *l, loop_reload_fn fn, void *arg)
+{
+	l->reload = fn;
+	l->reload_arg = arg;
 }
 
 void

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What every role's process shares: becoming a daemon once the start-up
- * checks are done, and an event base that stops on SIGTERM or SIGINT
- * (SIGHUP is logged: nothing is reloaded in this version).
+ * checks are done, and an event base that stops on SIGTERM or SIGINT and
+ * hands SIGHUP to the role's reload function.
  */
 #ifndef LH_LOOP_H
 #define LH_LOOP_H
@@ -12,9 +12,14 @@
 struct event;
 struct event_base;
 
+/* Reload the configuration (SIGHUP). */
+typedef void (*loop_reload_fn)(void *arg);
+
 struct loop {
 	struct event_base *base;
-	struct event *sig[3]; /* SIGTERM, SIGINT, SIGHUP */
+	struct event *sig[3];  /* SIGTERM, SIGINT, SIGHUP */
+	loop_reload_fn reload; /* NULL: SIGHUP is only logged */
+	void *reload_arg;
 };
 
 /* Detach (daemon(3), then log to syslog) when asked.  Returns 0, or -1
@@ -24,6 +29,9 @@ int loop_detach(bool detach);
 /* A new event base with the signal handlers.  Returns 0, or -1 after one
  * log line (l is then safe to loop_free()). */
 int loop_new(struct loop *l);
+
+/* Call fn(arg) on SIGHUP. */
+void loop_on_reload(struct loop *l, loop_reload_fn fn, void *arg);
 
 /* Run until a stop signal. */
 void loop_run(struct loop *l);
