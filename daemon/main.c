@@ -13,10 +13,10 @@
 #include <event2/event.h>
 
 #include "aggregator.h"
+#include "check.h"
 #include "config.h"
 #include "err.h"
 #include "gatherer.h"
-#include "hostmap.h"
 #include "log.h"
 #include "once.h"
 
@@ -89,41 +89,6 @@ parse_args(int argc, char **argv, struct lh_options *o)
 		usage(stderr, 2);
 }
 
-/*
- * -n for an aggregator (and a relay that spoofs) also checks what its keys
- * name: the rewrite rules and the hosts file, with the same one-line errors
- * as at start.
- */
-static int
-check_aggregator(const struct lh_config *cfg)
-{
-	struct hostmap *m;
-	struct lh_err err;
-	size_t i;
-	int rc = 0;
-
-	if (cfg->role == LH_ROLE_GATHERER ||
-	    (cfg->role == LH_ROLE_RELAY && !cfg->spoof))
-		return 0;
-	if (hostmap_new(&m) < 0) {
-		(void)fprintf(stderr, "lharvestd: out of memory\n");
-		return 1;
-	}
-	for (i = 0; i < cfg->nrewrites && rc == 0; i++) {
-		rc = hostmap_add_rewrite(m, cfg->rewrites[i], &err);
-		if (rc < 0)
-			(void)fprintf(stderr, "%s: rewrite '%s': %s\n",
-			    cfg->path, cfg->rewrites[i], err.reason);
-	}
-	if (rc == 0 && cfg->hosts_file != NULL) {
-		rc = hostmap_load_file(m, cfg->hosts_file, &err);
-		if (rc < 0)
-			(void)fprintf(stderr, "%s\n", err.reason);
-	}
-	hostmap_free(m);
-	return rc < 0 ? 1 : 0;
-}
-
 /* libevent's own messages (evdns: "Nameserver ... has failed") go
  * through our log, with our levels and sinks, not straight to stderr. */
 static void
@@ -165,7 +130,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (o.check_only) {
-		status = check_aggregator(cfg);
+		status = check_config(cfg, stderr);
 		if (status == 0)
 			(void)printf("configuration OK\n");
 		config_free(cfg);
