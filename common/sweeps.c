@@ -647,6 +647,36 @@ sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
 }
 
 int
+sweeps_reconfigure(struct sweeps *s, const struct sweeps_conf *c)
+{
+	char(*expected)[MSG_NAME_MAX] = NULL;
+	size_t i;
+
+	if (c->interval_s != s->interval ||
+	    (uint64_t)c->deadline_ms >= (uint64_t)c->interval_s * 1000u)
+		return -EINVAL;
+	if (c->nexpected > 0) {
+		expected = calloc(c->nexpected, sizeof(*expected));
+		if (expected == NULL)
+			return -ENOMEM;
+	}
+	for (i = 0; i < c->nexpected; i++) {
+		if (strlen(c->expected[i]) >= MSG_NAME_MAX) {
+			free(expected);
+			return -EINVAL;
+		}
+		memcpy(expected[i], c->expected[i], strlen(c->expected[i]) + 1);
+	}
+	free(s->expected);
+	s->expected = expected;
+	s->nexpected = c->nexpected;
+	s->deadline_ns = (uint64_t)c->deadline_ms * 1000000u;
+	if (c->roster_sweeps != 0)
+		s->roster = c->roster_sweeps;
+	return 0;
+}
+
+int
 sweeps_expect(struct sweeps *s, const char *sender)
 {
 	struct sw_sender *p = sender_get(s, sender);

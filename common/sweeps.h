@@ -146,6 +146,12 @@ uint64_t sweeps_next_ns(const struct sweeps *s);
 int sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
     sweeps_fs_fn fs_fn, void *arg, struct sweeps_report *rep);
 
+/* A reloaded configuration: the names always expected and the deadline
+ * change from now on; the interval cannot.  Returns 0, -EINVAL (another
+ * interval, a deadline not below it, a name too long) or -ENOMEM; s is
+ * unchanged then. */
+int sweeps_reconfigure(struct sweeps *s, const struct sweeps_conf *c);
+
 /* Expect sender from the oldest open sweep on, as if it had reported the
  * previous one (an aggregator restarted: the gatherers of its ledger).
  * Returns 0 or -ENOMEM. */

@@ -40,7 +40,9 @@ enum sender_state {
 struct sender {
 	struct sender_conf conf;
 	char *host;
-	const char *what; /* in log lines: "aggregator", "route alpha" */
+	/* Copies: the configuration they came from may be reloaded. */
+	char name[MSG_NAME_MAX];
+	char what[96]; /* in log lines: "aggregator", "route alpha" */
 	struct event_base *base;
 	struct evdns_base *dns;
 	struct hmac_ctx *hmac;
@@ -369,7 +371,11 @@ sender_new(struct event_base *base, const struct sender_conf *conf,
 	s->base = base;
 	s->backoff = SENDER_BACKOFF_MIN;
 	s->host = strdup(conf->host);
-	s->what = conf->label != NULL ? conf->label : "aggregator";
+	(void)snprintf(s->name, sizeof(s->name), "%s", conf->name);
+	s->conf.name = s->name;
+	(void)snprintf(s->what, sizeof(s->what), "%s",
+	    conf->label != NULL ? conf->label : "aggregator");
+	s->conf.label = s->what;
 	s->hmac = hmac_new();
 	s->hello = calloc(1, sizeof(*s->hello));
 	s->timer = evtimer_new(base, timer_cb, s);

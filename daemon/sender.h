@@ -35,7 +35,7 @@ struct sender_conf {
 	const char *host; /* name or address of the receiver */
 	unsigned port;
 	const struct keyring *keys; /* borrowed */
-	const char *name;           /* this side's identity */
+	const char *name;           /* this side's identity (copied) */
 	const char *label; /* names the receiver in logs; NULL: "aggregator" */
 	size_t max_frame;  /* 0: FRAME_MAX_DEFAULT */
 	unsigned handshake_timeout; /* seconds, 0: 10 */

@@ -343,6 +343,18 @@ START_TEST(configured_roster)
 	    0);
 	ck_assert_uint_eq(rep.nmissing, 1);
 	ck_assert_str_eq(rep.missing[0], "oss9");
+
+	/* Reloaded without oss9 and with a shorter deadline: the next sweep
+	 * closes on oss1 alone; another interval is refused. */
+	c.nexpected = 1;
+	c.deadline_ms = 3000;
+	ck_assert_int_eq(sweeps_reconfigure(s, &c), 0);
+	ck_assert_uint_eq(sweeps_deadline_ns(s), (T0 + IVL + 3) * S);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(sweeps_ready(s, (T0 + IVL) * S));
+	c.interval_s = IVL * 2;
+	ck_assert_int_eq(sweeps_reconfigure(s, &c), -EINVAL);
+	c.interval_s = IVL;
 	sweeps_free(s);
 	c.deadline_ms = IVL * 1000;
 	ck_assert_int_eq(sweeps_new(&c, 0, &s), -EINVAL);
