@@ -63,7 +63,7 @@ struct missing {
 };
 
 struct aggregator {
-	const struct lh_config *cfg;
+	struct lh_config *cfg; /* owned: replaced by a reload */
 	struct event_base *base;
 	struct event *close_timer, *flush_timer;
 	struct loop loop;
@@ -775,6 +775,37 @@ seed_roster(struct aggregator *a)
 		    c.n);
 }
 
+/* The hosts map and rewrite rules of cfg.  Returns 0, or -1 after one
+ * log line naming the file (and line) or the rule. */
+static int
+make_hostmap(const struct lh_config *cfg, struct hostmap **ret)
+{
+	struct hostmap *m;
+	struct lh_err err;
+	size_t i;
+
+	if (hostmap_new(&m) < 0) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	for (i = 0; i < cfg->nrewrites; i++) {
+		if (hostmap_add_rewrite(m, cfg->rewrites[i], &err) < 0) {
+			log_warnx("%s: rewrite '%s': %s", cfg->path,
+			    cfg->rewrites[i], err.reason);
+			hostmap_free(m);
+			return -1;
+		}
+	}
+	if (cfg->hosts_file != NULL &&
+	    hostmap_load_file(m, cfg->hosts_file, &err) < 0) {
+		log_warnx("%s", err.reason);
+		hostmap_free(m);
+		return -1;
+	}
+	*ret = m;
+	return 0;
+}
+
 /* Everything that can be refused, before detaching. */
 static int
 preflight(struct aggregator *a)
@@ -783,7 +814,6 @@ preflight(struct aggregator *a)
 	struct sweeps_conf sc;
 	struct lh_err err;
 	char dir[PATH_MAX];
-	size_t i;
 
 	if (keyfile_load(cfg->secret_file, &a->ring, &err) < 0) {
 		log_warnx("%s", err.reason);
@@ -799,22 +829,8 @@ preflight(struct aggregator *a)
 		log_warn("%s", dir);
 		return -1;
 	}
-	if (hostmap_new(&a->hosts) < 0) {
-		log_warnx("out of memory");
+	if (make_hostmap(cfg, &a->hosts) < 0)
 		return -1;
-	}
-	for (i = 0; i < cfg->nrewrites; i++) {
-		if (hostmap_add_rewrite(a->hosts, cfg->rewrites[i], &err) < 0) {
-			log_warnx("%s: rewrite '%s': %s", cfg->path,
-			    cfg->rewrites[i], err.reason);
-			return -1;
-		}
-	}
-	if (cfg->hosts_file != NULL &&
-	    hostmap_load_file(a->hosts, cfg->hosts_file, &err) < 0) {
-		log_warnx("%s", err.reason);
-		return -1;
-	}
 	if (cfg->role == LH_ROLE_RELAY &&
 	    (snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, RELAY_FILE) >=
 	            (int)sizeof(dir) ||
@@ -839,31 +855,30 @@ preflight(struct aggregator *a)
 }
 
 static int
-setup(struct aggregator *a)
+make_resolver(struct aggregator *a, const struct lh_config *cfg,
+    struct resolver **ret)
 {
-	const struct lh_config *cfg = a->cfg;
-	struct receiver_conf rc;
 	struct resolver_conf dc;
 	struct lh_err err;
-	char bind[300];
 
-	if (loop_new(&a->loop) < 0)
-		return -1;
-	a->base = a->loop.base;
 	memset(&dc, 0, sizeof(dc));
 	dc.enabled = cfg->dns;
 	dc.servers = (const char *const *)cfg->dns_servers;
 	dc.nservers = cfg->ndns_servers;
-	if (resolver_new(a->base, &dc, &a->dns, &err) < 0) {
+	if (resolver_new(a->base, &dc, ret, &err) < 0) {
 		log_warnx("%s: dns_servers: %s", cfg->path, err.reason);
 		return -1;
 	}
-	a->close_timer = evtimer_new(a->base, close_cb, a);
-	a->flush_timer = evtimer_new(a->base, flush_cb, a);
-	if (a->close_timer == NULL || a->flush_timer == NULL) {
-		log_warnx("cannot set up events");
-		return -1;
-	}
+	return 0;
+}
+
+static int
+make_receiver(struct aggregator *a, const struct lh_config *cfg,
+    struct receiver **ret)
+{
+	struct receiver_conf rc;
+	char bind[300];
+
 	(void)snprintf(bind, sizeof(bind),
 	    strchr(cfg->listen_host, ':') != NULL ? "[%s]:%u" : "%s:%u",
 	    cfg->listen_host, cfg->listen_port);
@@ -871,7 +886,8 @@ setup(struct aggregator *a)
 	rc.bind = bind;
 	rc.keys = &a->ring;
 	rc.name = cfg->name;
-	rc.role = a->relay != NULL ? MSG_ROLE_RELAY : MSG_ROLE_AGGREGATOR;
+	rc.role =
+	    cfg->role == LH_ROLE_RELAY ? MSG_ROLE_RELAY : MSG_ROLE_AGGREGATOR;
 	rc.max_frame = cfg->max_frame;
 	rc.handshake_timeout = cfg->handshake_timeout;
 	rc.read_timeout = config_read_timeout(cfg);
@@ -880,10 +896,275 @@ setup(struct aggregator *a)
 	rc.on_frame = on_frame;
 	rc.on_close = on_close;
 	rc.arg = a;
-	if (receiver_new(a->base, &rc, &a->rcv) < 0)
+	return receiver_new(a->base, &rc, ret);
+}
+
+static bool
+same_list(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+/* What the listening socket and its peers were made with. */
+static bool
+receiver_changed(const struct lh_config *a, const struct lh_config *b)
+{
+	return !same_str(a->listen_host, b->listen_host) ||
+	    a->listen_port != b->listen_port || !same_str(a->name, b->name) ||
+	    a->max_frame != b->max_frame ||
+	    a->handshake_timeout != b->handshake_timeout ||
+	    config_read_timeout(a) != config_read_timeout(b) ||
+	    a->max_connections != b->max_connections;
+}
+
+/* What a relay's routes and their connections were made with. */
+static bool
+relay_changed(const struct lh_config *a, const struct lh_config *b)
+{
+	size_t i;
+
+	if (a->nroutes != b->nroutes || a->default_route != b->default_route ||
+	    !same_str(a->name, b->name) || a->max_frame != b->max_frame ||
+	    a->handshake_timeout != b->handshake_timeout)
+		return true;
+	for (i = 0; i < a->nroutes; i++) {
+		const struct lh_route *x = &a->routes[i], *y = &b->routes[i];
+
+		if (strcmp(x->name, y->name) != 0 ||
+		    strcmp(x->host, y->host) != 0 || x->port != y->port ||
+		    !same_list(x->networks, x->nnetworks, y->networks,
+		        y->nnetworks))
+			return true;
+	}
+	return false;
+}
+
+/* The parts a reload makes before it takes the new configuration; what
+ * is NULL stays as it is. */
+struct reload_parts {
+	struct keyring ring;
+	struct hostmap *hosts;
+	struct resolver *dns;
+	struct receiver *rcv;
+	struct relay *relay;
+	bool rcv_later; /* same address, other options: replaced after */
+};
+
+static void
+reload_parts_free(struct reload_parts *p)
+{
+	keyring_clear(&p->ring);
+	hostmap_free(p->hosts);
+	if (p->dns != NULL)
+		resolver_free(p->dns);
+	if (p->rcv != NULL)
+		receiver_free(p->rcv);
+	relay_free(p->relay);
+}
+
+/* A key that needs a restart, or NULL. */
+static const char *
+fixed_key(const struct lh_config *old, const struct lh_config *cfg)
+{
+	if (cfg->role != old->role)
+		return "role";
+	if (strcmp(cfg->state_dir, old->state_dir) != 0)
+		return "state_dir";
+	if (cfg->interval != old->interval)
+		return "interval";
+	return NULL;
+}
+
+/* Everything a reload can fail at, before anything changes.  Returns 0,
+ * or -1 after one log line. */
+static int
+reload_prepare(struct aggregator *a, const struct lh_config *cfg,
+    struct reload_parts *p)
+{
+	const struct lh_config *old = a->cfg;
+	struct lh_err err;
+	char path[PATH_MAX];
+
+	if (keyfile_load(cfg->secret_file, &p->ring, &err) < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	if (make_hostmap(cfg, &p->hosts) < 0)
+		return -1;
+	if ((cfg->dns != old->dns ||
+	        !same_list(cfg->dns_servers, cfg->ndns_servers,
+	            old->dns_servers, old->ndns_servers)) &&
+	    make_resolver(a, cfg, &p->dns) < 0)
+		return -1;
+	if (receiver_changed(old, cfg)) {
+		/* A new address is bound before the old one is let go; the
+		 * same one only after. */
+		if (same_str(cfg->listen_host, old->listen_host) &&
+		    cfg->listen_port == old->listen_port)
+			p->rcv_later = true;
+		else if (make_receiver(a, cfg, &p->rcv) < 0)
+			return -1;
+	}
+	if (a->relay != NULL && relay_changed(old, cfg) &&
+	    (snprintf(path, sizeof(path), "%s/%s", cfg->state_dir,
+	         RELAY_FILE) >= (int)sizeof(path) ||
+	        relay_new(cfg, &a->ring, path, &p->relay) < 0))
+		return -1;
+	return 0;
+}
+
+/* The relay's routes changed: what the old routes hold is saved, and the
+ * new ones start from that file (a route that is gone has its clients
+ * routed again).  Returns 0, or -1 (the old relay keeps running). */
+static int
+relay_replace(struct aggregator *a, struct relay *next)
+{
+	size_t i;
+	struct lh_err err;
+
+	if (relay_commit(a->relay, a->closing, a->held, a->nheld) < 0)
+		return -1;
+	for (i = 0; i < a->nheld; i++) {
+		if (ledger_set(a->ledger, a->held[i].sender, a->held[i].batch,
+		        &err) < 0)
+			log_warnx("ledger: %s", err.reason);
+	}
+	relay_free(a->relay);
+	a->relay = next;
+	if (relay_restore(a->relay, a->ledger) < 0 ||
+	    relay_start(a->relay, a->base) < 0)
+		log_warnx("relay: the new routes could not all start");
+	return 0;
+}
+
+/*
+ * SIGHUP: the configuration file again.  Anything wrong (syntax, values,
+ * the key file, the hosts map, a rewrite rule, an address that cannot be
+ * bound, a key that needs a restart) is one line, and the running
+ * configuration stays.  Otherwise everything applies at once; the
+ * gatherers' connections survive unless the listening side changed, and
+ * a relay's downstream connections unless its routes did.
+ */
+static void
+reload(void *arg)
+{
+	struct aggregator *a = arg;
+	struct lh_config *cfg, *old = a->cfg;
+	struct reload_parts p;
+	struct sweeps_conf sc;
+	struct lh_err err;
+	const char *fixed;
+
+	if (config_load(old->path, &cfg, &err) < 0) {
+		log_warnx("%s; keeping the running configuration", err.reason);
+		return;
+	}
+	fixed = fixed_key(old, cfg);
+	if (fixed != NULL) {
+		log_warnx("%s: %s: a change needs a restart; keeping the "
+		          "running configuration",
+		    cfg->path, fixed);
+		config_free(cfg);
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	if (reload_prepare(a, cfg, &p) < 0) {
+		log_warnx("%s: not reloaded; keeping the running configuration",
+		    cfg->path);
+		reload_parts_free(&p);
+		config_free(cfg);
+		return;
+	}
+	if (p.relay != NULL && relay_replace(a, p.relay) < 0) {
+		log_warnx("%s: not reloaded (the relay's state could not be "
+		          "saved); keeping the running configuration",
+		    cfg->path);
+		reload_parts_free(&p);
+		config_free(cfg);
+		return;
+	}
+	p.relay = NULL;
+	/* From here on the new configuration is taken. */
+	keyring_clear(&a->ring);
+	a->ring = p.ring; /* the receiver's and senders' pointer stays */
+	memset(&p.ring, 0, sizeof(p.ring));
+	hostmap_free(a->hosts);
+	a->hosts = p.hosts;
+	p.hosts = NULL;
+	if (p.dns != NULL) {
+		resolver_free(a->dns);
+		a->dns = p.dns;
+		p.dns = NULL;
+	}
+	if (p.rcv != NULL || p.rcv_later) {
+		receiver_free(a->rcv);
+		a->rcv = p.rcv;
+		p.rcv = NULL;
+	}
+	a->cfg = cfg;
+	if (a->rcv == NULL && make_receiver(a, cfg, &a->rcv) < 0)
+		log_warnx("%s: no gatherer can connect until the next "
+		          "reload",
+		    cfg->path);
+	if (a->relay != NULL)
+		relay_rebind(a->relay, cfg);
+	if (!same_str(cfg->gmond_conf, old->gmond_conf) ||
+	    cfg->tmax != old->tmax || cfg->dmax != old->dmax ||
+	    cfg->metadata_interval != old->metadata_interval)
+		a->sink_tried = false; /* opened again at the next sweep */
+	if (a->relay != NULL && !cfg->spoof) {
+		gsink_close(a->sink);
+		a->sink = NULL;
+		a->sink_tried = false;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.interval_s = cfg->interval;
+	sc.deadline_ms = cfg->deadline_ms;
+	sc.expected = cfg->gatherers;
+	sc.nexpected = cfg->ngatherers;
+	if (sweeps_reconfigure(a->sweeps, &sc) < 0)
+		log_warnx("%s: gatherers, deadline: out of memory; the old "
+		          "ones stay",
+		    cfg->path);
+	reload_parts_free(&p);
+	config_free(old);
+	log_info("configuration reloaded from %s", cfg->path);
+	close_ready(a);
+}
+
+static int
+setup(struct aggregator *a)
+{
+	if (loop_new(&a->loop) < 0)
+		return -1;
+	a->base = a->loop.base;
+	if (make_resolver(a, a->cfg, &a->dns) < 0)
+		return -1;
+	a->close_timer = evtimer_new(a->base, close_cb, a);
+	a->flush_timer = evtimer_new(a->base, flush_cb, a);
+	if (a->close_timer == NULL || a->flush_timer == NULL) {
+		log_warnx("cannot set up events");
+		return -1;
+	}
+	if (make_receiver(a, a->cfg, &a->rcv) < 0)
 		return -1;
 	if (a->relay != NULL && relay_start(a->relay, a->base) < 0)
 		return -1;
+	loop_on_reload(&a->loop, reload, a);
 	close_ready(a);
 	return 0;
 }
@@ -913,12 +1194,13 @@ teardown(struct aggregator *a)
 	free(a->hacc);
 	free(a->missing);
 	free(a->held);
+	config_free(a->cfg);
 	if (a->lock_fd >= 0)
 		(void)close(a->lock_fd);
 }
 
 int
-aggregator_run(const struct lh_config *cfg, bool detach)
+aggregator_run(struct lh_config *cfg, bool detach)
 {
 	struct aggregator a;
 	int status = 1;

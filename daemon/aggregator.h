@@ -16,7 +16,8 @@
 
 struct lh_config;
 
-/* Run until SIGTERM or SIGINT; as gatherer_run(). */
-int aggregator_run(const struct lh_config *cfg, bool detach);
+/* Run until SIGTERM or SIGINT, reloading on SIGHUP; as gatherer_run()
+ * (it takes cfg). */
+int aggregator_run(struct lh_config *cfg, bool detach);
 
 #endif

@@ -17,8 +17,8 @@
  * yet, -1 (and an error) if it cannot be looked at.  dir: it must be a
  * directory, else a regular file. */
 static int
-named(const struct lh_config *cfg, FILE *out, const char *key,
-    const char *path, bool dir)
+named(const struct lh_config *cfg, FILE *out, const char *key, const char *path,
+    bool dir)
 {
 	struct stat sb;
 
@@ -119,8 +119,8 @@ check_config(const struct lh_config *cfg, FILE *out)
 	bad |= check_secret(cfg, out) < 0;
 	bad |= named(cfg, out, "state_dir", cfg->state_dir, true) < 0;
 	if (cfg->role == LH_ROLE_GATHERER)
-		bad |= named(cfg, out, "lustre_root", cfg->lustre_root, true) <
-		    0;
+		bad |=
+		    named(cfg, out, "lustre_root", cfg->lustre_root, true) < 0;
 	if (spoofs) {
 		bad |= check_hosts(cfg, out) < 0;
 		bad |= check_gmond(cfg, out) < 0;

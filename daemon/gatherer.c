@@ -46,7 +46,7 @@ struct sweep_trouble {
 };
 
 struct gatherer {
-	const struct lh_config *cfg;
+	struct lh_config *cfg; /* owned: replaced by a reload */
 	struct event_base *base;
 	struct event *tick;
 	struct loop loop;
@@ -480,22 +480,13 @@ preflight(struct gatherer *g)
 	return 0;
 }
 
-/* The event loop's parts: after detaching (libevent's descriptors would
- * not survive the fork cleanly). */
+/* The connection to the aggregator, as the configuration says. */
 static int
-setup(struct gatherer *g)
+make_sender(struct gatherer *g)
 {
 	const struct lh_config *cfg = g->cfg;
 	struct sender_conf sc;
 
-	if (loop_new(&g->loop) < 0)
-		return -1;
-	g->base = g->loop.base;
-	g->tick = evtimer_new(g->base, tick_cb, g);
-	if (g->tick == NULL) {
-		log_warnx("cannot set up events");
-		return -1;
-	}
 	memset(&sc, 0, sizeof(sc));
 	sc.host = cfg->server_host;
 	sc.port = cfg->server_port;
@@ -511,8 +502,102 @@ setup(struct gatherer *g)
 	sc.fill_hello = fill_hello;
 	sc.on_acked = acked;
 	sc.arg = g;
-	if (sender_new(g->base, &sc, &g->snd) < 0)
+	return sender_new(g->base, &sc, &g->snd);
+}
+
+/* Whether the connection must be made again for cfg. */
+static bool
+sender_changed(const struct lh_config *a, const struct lh_config *b)
+{
+	return strcmp(a->server_host, b->server_host) != 0 ||
+	    a->server_port != b->server_port || strcmp(a->name, b->name) != 0 ||
+	    a->max_frame != b->max_frame ||
+	    a->handshake_timeout != b->handshake_timeout ||
+	    a->interval != b->interval;
+}
+
+/*
+ * SIGHUP: the configuration file again.  Anything wrong with it (syntax,
+ * values, the key file, a key that needs a restart) is one line, and the
+ * running configuration stays.  Otherwise it applies at once: a new key
+ * file for the next handshake, a new aggregator, name or interval with a
+ * new connection (what is not acknowledged goes there), and targets a new
+ * lustre_root or filesystems list adds start with a baseline.
+ */
+static void
+reload(void *arg)
+{
+	struct gatherer *g = arg;
+	struct lh_config *cfg, *old = g->cfg;
+	struct keyring ring;
+	struct lh_err err;
+	uint64_t scope;
+	bool reconnect;
+
+	if (config_load(old->path, &cfg, &err) < 0) {
+		log_warnx("%s; keeping the running configuration", err.reason);
+		return;
+	}
+	if (cfg->role != LH_ROLE_GATHERER ||
+	    strcmp(cfg->state_dir, old->state_dir) != 0 ||
+	    cfg->server_host == NULL || cfg->server_host[0] == '\0') {
+		log_warnx("%s: %s; keeping the running configuration",
+		    cfg->path,
+		    cfg->role != LH_ROLE_GATHERER ?
+		        "role: a change needs a restart" :
+		        cfg->server_host == NULL ||
+		            cfg->server_host[0] == '\0' ?
+		        "the gatherer needs server = \"host[:port]\"" :
+		        "state_dir: a change needs a restart");
+		config_free(cfg);
+		return;
+	}
+	memset(&ring, 0, sizeof(ring));
+	if (keyfile_load(cfg->secret_file, &ring, &err) < 0) {
+		log_warnx("%s; keeping the running configuration", err.reason);
+		config_free(cfg);
+		return;
+	}
+	/* From here on the new configuration is taken. */
+	keyring_clear(&g->ring);
+	g->ring = ring; /* the sender's pointer stays valid */
+	reconnect = sender_changed(old, cfg);
+	scope =
+	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
+	if (scope != g->scope) {
+		g->scope = scope;
+		g->table.new_targets_are_old = true;
+	}
+	g->cfg = cfg;
+	if (reconnect) {
+		sender_free(g->snd);
+		g->snd = NULL;
+		if (make_sender(g) < 0)
+			log_warnx("cannot connect to the aggregator");
+	}
+	if (old->interval != cfg->interval)
+		schedule(g, 0);
+	log_info("configuration reloaded from %s%s", cfg->path,
+	    reconnect ? ": connecting to the aggregator again" : "");
+	config_free(old);
+}
+
+/* The event loop's parts: after detaching (libevent's descriptors would
+ * not survive the fork cleanly). */
+static int
+setup(struct gatherer *g)
+{
+	if (loop_new(&g->loop) < 0)
 		return -1;
+	g->base = g->loop.base;
+	g->tick = evtimer_new(g->base, tick_cb, g);
+	if (g->tick == NULL) {
+		log_warnx("cannot set up events");
+		return -1;
+	}
+	if (make_sender(g) < 0)
+		return -1;
+	loop_on_reload(&g->loop, reload, g);
 	schedule(g, 0);
 	return 0;
 }
@@ -529,6 +614,7 @@ teardown(struct gatherer *g)
 	gtable_free(&g->table);
 	outbox_free(&g->ob);
 	keyring_clear(&g->ring);
+	config_free(g->cfg);
 	free(g->buf);
 	free(g->st);
 	if (g->lock_fd >= 0)
@@ -536,7 +622,7 @@ teardown(struct gatherer *g)
 }
 
 int
-gatherer_run(const struct lh_config *cfg, bool detach)
+gatherer_run(struct lh_config *cfg, bool detach)
 {
 	struct gatherer g;
 	int status = 1;

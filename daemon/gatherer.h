@@ -18,8 +18,10 @@ struct lh_config;
  * Run until SIGTERM or SIGINT.  detach: become a daemon once everything
  * that can be refused (server, key file, state directory) was checked, so
  * that those errors still reach the terminal and the exit status.
- * Returns the process exit status, after one log line on a problem.
+ * SIGHUP reloads the configuration.  Takes cfg (frees it, or the one a
+ * reload replaced it with).  Returns the process exit status, after one
+ * log line on a problem.
  */
-int gatherer_run(const struct lh_config *cfg, bool detach);
+int gatherer_run(struct lh_config *cfg, bool detach);
 
 #endif

@@ -158,6 +158,6 @@ main(int argc, char **argv)
 		status = aggregator_run(cfg, detach);
 		break;
 	}
-	config_free(cfg);
+	/* The role took cfg (a reload may have replaced it). */
 	return status;
 }

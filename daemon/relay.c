@@ -395,6 +395,16 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 }
 
 void
+relay_rebind(struct relay *r, const struct lh_config *cfg)
+{
+	size_t i;
+
+	r->cfg = cfg;
+	for (i = 0; i < r->nroutes && i < cfg->nroutes; i++)
+		r->routes[i].conf = &cfg->routes[i];
+}
+
+void
 relay_free(struct relay *r)
 {
 	size_t i;

@@ -50,6 +50,10 @@ void relay_add(struct relay *r, uint64_t sweep_id, unsigned interval_s,
 int relay_commit(struct relay *r, uint64_t sweep_id,
     const struct sweeps_ack *acks, size_t nacks);
 
+/* A reloaded configuration whose routes, name and limits are those r was
+ * made with: r now refers to cfg's. */
+void relay_rebind(struct relay *r, const struct lh_config *cfg);
+
 void relay_free(struct relay *r);
 
 #endif
