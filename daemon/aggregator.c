@@ -919,12 +919,31 @@ same_str(const char *a, const char *b)
 	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
 }
 
+/* Whether cfg listens where the running receiver does (port 0 in the
+ * running configuration: the port the kernel gave it). */
+static bool
+same_listen(const struct aggregator *a, const struct lh_config *cfg)
+{
+	const struct lh_config *old = a->cfg;
+	char want[300];
+
+	if (!same_str(old->listen_host, cfg->listen_host))
+		return false;
+	if (old->listen_port != 0 || cfg->listen_port == 0)
+		return old->listen_port == cfg->listen_port;
+	(void)snprintf(want, sizeof(want),
+	    strchr(cfg->listen_host, ':') != NULL ? "[%s]:%u" : "%s:%u",
+	    cfg->listen_host, cfg->listen_port);
+	return a->rcv != NULL && strcmp(receiver_addr(a->rcv), want) == 0;
+}
+
 /* What the listening socket and its peers were made with. */
 static bool
-receiver_changed(const struct lh_config *a, const struct lh_config *b)
+receiver_changed(const struct aggregator *ag, const struct lh_config *b)
 {
-	return !same_str(a->listen_host, b->listen_host) ||
-	    a->listen_port != b->listen_port || !same_str(a->name, b->name) ||
+	const struct lh_config *a = ag->cfg;
+
+	return !same_listen(ag, b) || !same_str(a->name, b->name) ||
 	    a->max_frame != b->max_frame ||
 	    a->handshake_timeout != b->handshake_timeout ||
 	    config_read_timeout(a) != config_read_timeout(b) ||
@@ -1010,11 +1029,10 @@ reload_prepare(struct aggregator *a, const struct lh_config *cfg,
 	            old->dns_servers, old->ndns_servers)) &&
 	    make_resolver(a, cfg, &p->dns) < 0)
 		return -1;
-	if (receiver_changed(old, cfg)) {
+	if (receiver_changed(a, cfg)) {
 		/* A new address is bound before the old one is let go; the
 		 * same one only after. */
-		if (same_str(cfg->listen_host, old->listen_host) &&
-		    cfg->listen_port == old->listen_port)
+		if (same_listen(a, cfg))
 			p->rcv_later = true;
 		else if (make_receiver(a, cfg, &p->rcv) < 0)
 			return -1;
