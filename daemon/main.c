@@ -5,6 +5,7 @@
  * the configuration and hands over to the role.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ main(int argc, char **argv)
 	struct lh_config *cfg = NULL;
 	struct lh_options o;
 	struct lh_err err;
+	char abs_path[PATH_MAX];
 	bool detach;
 	int status = 1;
 
@@ -125,6 +127,10 @@ main(int argc, char **argv)
 	    o.verbose);
 	event_set_log_callback(libevent_log);
 
+	/* SIGHUP reads the file again after daemon(3) moved to "/": keep
+	 * the path it had here. */
+	if (o.config[0] != '/' && realpath(o.config, abs_path) != NULL)
+		o.config = abs_path;
 	if (config_load(o.config, &cfg, &err) < 0) {
 		(void)fprintf(stderr, "%s\n", err.reason);
 		return 1;
