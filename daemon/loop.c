@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "notify.h"
 
 static const int loop_signals[3] = {SIGTERM, SIGINT, SIGHUP};
 
@@ -18,15 +19,21 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	(void)what;
 	if (sig == SIGHUP) {
+		/* RELOADING=1 and READY=1 even with nothing to reload: a
+		 * manager that sent the SIGHUP (Type=notify-reload) waits
+		 * for them. */
+		notify_reloading();
 		if (l->reload == NULL) {
 			log_info("SIGHUP: nothing to reload");
-			return;
+		} else {
+			log_info("SIGHUP: reloading the configuration");
+			l->reload(l->reload_arg);
 		}
-		log_info("SIGHUP: reloading the configuration");
-		l->reload(l->reload_arg);
+		notify_ready();
 		return;
 	}
 	log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	notify_stopping();
 	(void)event_base_loopbreak(l->base);
 }
 
@@ -64,7 +71,7 @@ loop_new(struct loop *l)
 			return -1;
 		}
 	}
-	return 0;
+	return notify_watchdog_new(l->base, &l->watchdog);
 }
 
 void
@@ -77,6 +84,7 @@ loop_on_reload(struct loop *l, loop_reload_fn fn, void *arg)
 void
 loop_run(struct loop *l)
 {
+	notify_ready();
 	(void)event_base_dispatch(l->base);
 }
 
@@ -85,6 +93,7 @@ loop_free(struct loop *l)
 {
 	size_t i;
 
+	notify_watchdog_free(l->watchdog);
 	for (i = 0; i < sizeof(l->sig) / sizeof(l->sig[0]); i++) {
 		if (l->sig[i] != NULL)
 			event_free(l->sig[i]);
