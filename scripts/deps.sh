@@ -5,16 +5,20 @@
 # Runs apt-get only when something is missing, so it is cheap to repeat.
 set -euo pipefail
 
+# libsystemd-dev: sd_notify(3) for the Type=notify units (LH_SYSTEMD).
 build_pkgs=(build-essential cmake pkg-config python3
 	libevent-dev libssl-dev libconfuse-dev check
-	libganglia1-dev libtirpc-dev)
+	libganglia1-dev libtirpc-dev libsystemd-dev)
 # gmond (never started as a service: see policy-rc.d below) for the demo
 # and the tests that read its XML; iproute2 for ss.
 demo_pkgs=(ganglia-monitor iproute2)
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes
-# (clang only recommends the latter, so it is named).
+# (clang only recommends the latter, so it is named).  dpkg-dev
+# (dpkg-shlibdeps) for the .deb's Depends; rpm (rpmbuild) and rpmlint for
+# the source rpm (tests/integration/it_package.sh); systemd for
+# systemd-analyze and systemd-sysusers (tests/integration/it_units.sh).
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
-	clang-format cppcheck)
+	clang-format cppcheck dpkg-dev rpm rpmlint systemd)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in
