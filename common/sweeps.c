@@ -441,6 +441,12 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	return verdict;
 }
 
+size_t
+sweeps_open_batches(const struct sweeps *s)
+{
+	return s->ring[0].nacks;
+}
+
 uint64_t
 sweeps_open_id(const struct sweeps *s)
 {

@@ -124,6 +124,9 @@ int sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
     const uint8_t *payload, size_t n, uint64_t safe_batch, uint64_t peer,
     uint64_t seq, struct lh_err *err);
 
+/* Batches counted in the oldest open sweep so far. */
+size_t sweeps_open_batches(const struct sweeps *s);
+
 /* The oldest open sweep, and when it must close at the latest (ns). */
 uint64_t sweeps_open_id(const struct sweeps *s);
 uint64_t sweeps_deadline_ns(const struct sweeps *s);

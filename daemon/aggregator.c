@@ -607,48 +607,59 @@ relay_shutdown(struct aggregator *a)
 	a->nheld = 0;
 }
 
+/* Close the oldest open sweep: hand it on (Ganglia, or the relay's
+ * routes), then acknowledge its batches.  stopping: early, because the
+ * process stops (what arrived is not left unacknowledged). */
+static void
+close_one(struct aggregator *a, uint64_t now, bool stopping)
+{
+	struct sweeps_report rep;
+
+	a->nh = 0;
+	hindex_clear(&a->hindex);
+	a->ntotals = 0;
+	a->unmapped = 0;
+	a->awaiting_dns = 0;
+	a->closing = sweeps_open_id(a->sweeps);
+	if (sweeps_close(a->sweeps, now, on_client, on_fs, a, &rep) < 0)
+		log_warnx("sweep %" PRIu64 ": out of memory; some "
+		          "clients not sent",
+		    rep.sweep_id);
+	if (a->relay == NULL) {
+		ack_sweep(a, rep.acks, rep.nacks, now);
+	} else {
+		log_totals(a, rep.sweep_id);
+		relay_sweep(a, &rep, now);
+	}
+	if (!stopping)
+		log_missing(a, &rep, now);
+	if (a->unmapped > 0 &&
+	    (a->unmapped_logged == 0 ||
+	        now - a->unmapped_logged >= UNMAPPED_LOG_NS)) {
+		log_warnx("sweep %" PRIu64 ": %zu clients without a "
+		          "host name (%s, ...): add them to hosts_file, "
+		          "or check DNS",
+		    rep.sweep_id, a->unmapped, a->first_unmapped);
+		a->unmapped_logged = now;
+	}
+	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
+	          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS%s",
+	    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, a->nh,
+	    a->unmapped, a->awaiting_dns,
+	    stopping            ? ", closed early: stopping" :
+	        rep.by_deadline ? ", closed at the deadline" :
+	                          "");
+}
+
 /* Close every sweep that is ready, and set the timer for the next. */
 static void
 close_ready(struct aggregator *a)
 {
 	uint64_t now = clock_realtime_ns(), deadline;
-	struct sweeps_report rep;
 	struct timeval tv;
 
 	while (sweeps_ready(a->sweeps, now)) {
-		a->nh = 0;
-		hindex_clear(&a->hindex);
-		a->ntotals = 0;
-		a->unmapped = 0;
-		a->awaiting_dns = 0;
-		a->closing = sweeps_open_id(a->sweeps);
-		if (sweeps_close(a->sweeps, now, on_client, on_fs, a, &rep) < 0)
-			log_warnx("sweep %" PRIu64 ": out of memory; some "
-			          "clients not sent",
-			    rep.sweep_id);
-		if (a->relay == NULL) {
-			ack_sweep(a, rep.acks, rep.nacks, now);
-		} else {
-			log_totals(a, rep.sweep_id);
-			relay_sweep(a, &rep, now);
-		}
-		log_missing(a, &rep, now);
-		if (a->unmapped > 0 &&
-		    (a->unmapped_logged == 0 ||
-		        now - a->unmapped_logged >= UNMAPPED_LOG_NS)) {
-			log_warnx(
-			    "sweep %" PRIu64 ": %zu clients without a "
-			    "host name (%s, ...): add them to hosts_file, "
-			    "or check DNS",
-			    rep.sweep_id, a->unmapped, a->first_unmapped);
-			a->unmapped_logged = now;
-		}
-		log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
-		          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS"
-		          "%s",
-		    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, a->nh,
-		    a->unmapped, a->awaiting_dns,
-		    rep.by_deadline ? ", closed at the deadline" : "");
+		close_one(a, now, false);
 		now = clock_realtime_ns();
 	}
 	deadline = sweeps_next_ns(a->sweeps);
@@ -657,6 +668,25 @@ close_ready(struct aggregator *a)
 	tv.tv_sec = (time_t)(deadline / CLOCK_NS_PER_S);
 	tv.tv_usec = (suseconds_t)(deadline % CLOCK_NS_PER_S / 1000);
 	(void)evtimer_add(a->close_timer, &tv);
+}
+
+/*
+ * Stopping: the open sweep is closed with what has arrived (shown, or
+ * sent on by a relay, and acknowledged), and the acknowledgements get a
+ * moment to leave.  What a gatherer sends after that goes to the next
+ * run, as a late batch.
+ */
+static void
+stop_sweep(struct aggregator *a)
+{
+	struct timeval flush = {0, 300000};
+
+	if (a->sweeps == NULL || sweeps_open_batches(a->sweeps) == 0)
+		return;
+	close_one(a, clock_realtime_ns(), true);
+	flush_sink(a);
+	(void)event_base_loopexit(a->base, &flush);
+	(void)event_base_dispatch(a->base);
 }
 
 static void
@@ -1243,6 +1273,7 @@ aggregator_run(struct lh_config *cfg, bool detach)
 			    cfg->name, cfg->interval, receiver_addr(a.rcv),
 			    cfg->gmond_conf);
 		loop_run(&a.loop);
+		stop_sweep(&a);
 		relay_shutdown(&a);
 		status = 0;
 	}
