@@ -14,9 +14,9 @@ build_pkgs=(build-essential cmake pkg-config python3
 demo_pkgs=(ganglia-monitor iproute2)
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes
 # (clang only recommends the latter, so it is named).  dpkg-dev
-# (dpkg-shlibdeps, which needs file) for the .deb's Depends; rpm (rpmbuild) and rpmlint for
-# the source rpm (tests/integration/it_package.sh); systemd for
-# systemd-analyze and systemd-sysusers (tests/integration/it_units.sh).
+# (dpkg-shlibdeps, which needs file) for the .deb's Depends; rpm
+# (rpmbuild) and rpmlint for the source rpm (it_package.sh); systemd for
+# systemd-analyze and systemd-sysusers (it_units.sh).
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
 	clang-format cppcheck dpkg-dev file rpm rpmlint systemd)
 
