@@ -482,14 +482,9 @@ log_totals(const struct aggregator *a, uint64_t sweep_id)
 	}
 }
 
-/*
- * The batches of a closed sweep are safe: the ledger learns their numbers
- * first, then the values go to Ganglia, then the senders are told.  A
- * crash in between loses a sweep's display, never counts one twice.
- */
+/* The batches of acks are safe: their senders' ledger entries. */
 static void
-ack_sweep(struct aggregator *a, const struct sweeps_ack *acks, size_t n,
-    uint64_t now)
+ledger_record(struct aggregator *a, const struct sweeps_ack *acks, size_t n)
 {
 	struct lh_err err;
 	size_t i;
@@ -499,6 +494,20 @@ ack_sweep(struct aggregator *a, const struct sweeps_ack *acks, size_t n,
 		    0)
 			log_warnx("ledger: %s", err.reason);
 	}
+}
+
+/*
+ * The batches of a closed sweep are safe: the ledger learns their numbers
+ * first, then the values go to Ganglia, then the senders are told.  A
+ * crash in between loses a sweep's display, never counts one twice.
+ */
+static void
+ack_sweep(struct aggregator *a, const struct sweeps_ack *acks, size_t n,
+    uint64_t now)
+{
+	size_t i;
+
+	ledger_record(a, acks, n);
 	if (a->relay == NULL)
 		log_totals(a, a->closing);
 	if (a->relay == NULL || a->cfg->spoof)
@@ -587,24 +596,26 @@ held_resend(struct aggregator *a, const char *sender,
 	return found;
 }
 
+/* Save the relay's routes with the acknowledgements held back, and
+ * record those batches in the ledger.  Returns 0, or -1 (not saved). */
+static int
+save_held(struct aggregator *a)
+{
+	if (relay_commit(a->relay, a->closing, a->held, a->nheld) < 0)
+		return -1;
+	ledger_record(a, a->held, a->nheld);
+	/* a->held stays with a, as in relay_sweep(). */
+	return 0; // NOLINT(clang-analyzer-unix.Malloc)
+}
+
 /* A relay stopping: what its downstreams have not acknowledged yet is
  * saved (acknowledgements held back included), to go out after the
  * restart. */
 static void
 relay_shutdown(struct aggregator *a)
 {
-	struct lh_err err;
-	size_t i;
-
-	if (a->relay == NULL ||
-	    relay_commit(a->relay, a->closing, a->held, a->nheld) < 0)
-		return;
-	for (i = 0; i < a->nheld; i++) {
-		if (ledger_set(a->ledger, a->held[i].sender, a->held[i].batch,
-		        &err) < 0)
-			log_warnx("ledger: %s", err.reason);
-	}
-	a->nheld = 0;
+	if (a->relay != NULL && save_held(a) == 0)
+		a->nheld = 0;
 }
 
 /* Close the oldest open sweep: hand it on (Ganglia, or the relay's
@@ -1081,16 +1092,8 @@ reload_prepare(struct aggregator *a, const struct lh_config *cfg,
 static int
 relay_replace(struct aggregator *a, struct relay *next)
 {
-	size_t i;
-	struct lh_err err;
-
-	if (relay_commit(a->relay, a->closing, a->held, a->nheld) < 0)
+	if (save_held(a) < 0)
 		return -1;
-	for (i = 0; i < a->nheld; i++) {
-		if (ledger_set(a->ledger, a->held[i].sender, a->held[i].batch,
-		        &err) < 0)
-			log_warnx("ledger: %s", err.reason);
-	}
 	relay_free(a->relay);
 	a->relay = next;
 	if (relay_restore(a->relay, a->ledger) < 0 ||
