@@ -4,16 +4,20 @@
  * ready, reloading, stopping, a status line, and the watchdog keep-alive
  * sent from the event loop, so that a loop stuck for half of WatchdogSec=
  * gets us restarted.  Every call does nothing when NOTIFY_SOCKET is unset
- * (not started by systemd, or not Type=notify) and in a build without
- * libsystemd (LH_SYSTEMD=OFF).
+ * (not started by systemd, or not Type=notify).  The protocol (one
+ * datagram of KEY=VALUE lines to the unix socket NOTIFY_SOCKET names) is
+ * spoken here, without libsystemd, to keep the daemon small.
  */
 #ifndef LH_NOTIFY_H
 #define LH_NOTIFY_H
+
+#include <sys/socket.h>
 
 #include "log.h"
 
 struct event_base;
 struct notify_watchdog;
+struct sockaddr_un;
 
 /* READY=1: start-up (or a reload) is done. */
 void notify_ready(void);
@@ -36,5 +40,13 @@ int notify_watchdog_new(struct event_base *base, struct notify_watchdog **ret);
 
 /* Stop and free the timer; NULL is a no-op. */
 void notify_watchdog_free(struct notify_watchdog *w);
+
+/* The address NOTIFY_SOCKET names: an absolute path, or '@' then a name in
+ * the abstract namespace.  0 with *ret_sa and *ret_len set; -ENAMETOOLONG
+ * when it does not fit a sockaddr_un, -EAFNOSUPPORT for any other form
+ * (a relative path, "vsock:"), -EINVAL for "" or "@" alone.  Also for
+ * the tests. */
+int
+notify_addr(const char *name, struct sockaddr_un *ret_sa, socklen_t *ret_len);
 
 #endif

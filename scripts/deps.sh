@@ -5,10 +5,9 @@
 # Runs apt-get only when something is missing, so it is cheap to repeat.
 set -euo pipefail
 
-# libsystemd-dev: sd_notify(3) for the Type=notify units (LH_SYSTEMD).
 build_pkgs=(build-essential cmake pkg-config python3
 	libevent-dev libssl-dev libconfuse-dev check
-	libganglia1-dev libtirpc-dev libsystemd-dev)
+	libganglia1-dev libtirpc-dev)
 # gmond (never started as a service: see policy-rc.d below) for the demo
 # and the tests that read its XML; iproute2 for ss.
 demo_pkgs=(ganglia-monitor iproute2)

@@ -8,9 +8,11 @@
 # WATCHDOG_USEC=1000000 (with WATCHDOG_PID its pid, or unset), none when
 # WATCHDOG_PID is another process or WATCHDOG_USEC is unset; on SIGHUP
 # RELOADING=1 with MONOTONIC_USEC (CLOCK_MONOTONIC, us) then READY=1; on
-# SIGTERM STOPPING=1, then exit 0.  Last, the units' command line (no -d,
+# SIGTERM STOPPING=1, then exit 0.  Then the units' command line (no -d,
 # JOURNAL_STREAM set): it stays in the foreground, notifies from the pid
-# systemd started, and logs with <N> priority prefixes.
+# systemd started, and logs with <N> priority prefixes.  Last, a
+# NOTIFY_SOCKET in the abstract namespace ("@name").  lharvestd speaks the
+# protocol itself: it must not link libsystemd (issue 9, memory).
 #
 #   bash it_notify.sh BUILD/daemon/lharvestd      (LH_SRCDIR = source tree)
 set -uo pipefail
@@ -19,6 +21,32 @@ bin=$1
 . "$(dirname "$0")/dumplib.sh"
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 listen=(python3 "$src/tests/tools/notify_listen.py")
+# The same on an abstract name (NAME OUT_FILE; the output file appears
+# once it listens), for NOTIFY_SOCKET=@NAME: notify_listen.py binds paths
+# only.  The kernel takes every byte of the address as the name, so a
+# stray NUL counted after it would miss this socket.
+listen_abstract=(python3 -c '
+import socket, struct, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+s.bind(b"\0" + sys.argv[1].encode())
+s.settimeout(0.1)
+cred = struct.calcsize("3i")
+end = time.monotonic() + 120
+with open(sys.argv[2], "a") as out:
+    while time.monotonic() < end:
+        try:
+            data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(cred))
+        except socket.timeout:
+            continue
+        pid = 0
+        for lvl, kind, c in anc:
+            if lvl == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                pid = struct.unpack("3i", c[:cred])[0]
+        text = data.decode("utf-8", "replace").strip("\n").replace("\n", "|")
+        out.write("%.6f %d %s\n" % (time.monotonic(), pid, text))
+        out.flush()
+')
 # The aggregator links libganglia, whose gmond.conf cannot be freed
 # (tests/ganglia/lsan.supp); for the sanitizer build.
 export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
@@ -27,13 +55,14 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 # daemon pings every 0.5 s).
 gap_max=0.6
 
-# (ldd's whole output first: grep -q closing the pipe early would fail
-# the pipeline under pipefail.)
+# 0. No libsystemd (and what it pulls in) in the process.  (ldd's whole
+#    output first: grep -q closing the pipe early would fail the pipeline
+#    under pipefail.)
 libs=$(ldd "$bin" 2>/dev/null)
-if ! grep -q 'libsystemd\.so' <<<"$libs"; then
-	echo "skip: $bin is built without libsystemd (LH_SYSTEMD=OFF)"
-	t_summary
-	exit
+if grep -q 'libsystemd\.so' <<<"$libs"; then
+	t_fail "$bin does not link libsystemd" "$(grep 'libsystemd' <<<"$libs")"
+else
+	t_pass "$bin does not link libsystemd"
 fi
 
 # wait_note NAME AFTER REGEX SECONDS: a notification of run NAME (lines
@@ -55,9 +84,10 @@ wait_note() {
 nlines() { wc -l <"$tmp/$1.notify" 2>/dev/null || echo 0; }
 
 # run NAME CONF ENV... [-- ARGS...]: a notification listener on
-# $tmp/NAME.sock, then lharvestd -f CONF ARGS (default -d) with
-# NOTIFY_SOCKET pointing at it and ENV (VAR=value; @PID@ is replaced by
-# lharvestd's own pid).  Sets run_pid; stderr in $tmp/NAME.err.
+# $tmp/NAME.sock (or, with $abstract set, on that abstract name), then
+# lharvestd -f CONF ARGS (default -d) with NOTIFY_SOCKET pointing at it and
+# ENV (VAR=value; @PID@ is replaced by lharvestd's own pid).  Sets run_pid;
+# stderr in $tmp/NAME.err.
 run() {
 	local name=$1 conf=$2 i
 	local -a envs=() args=(-d)
@@ -70,16 +100,28 @@ run() {
 		shift
 		args=("$@")
 	fi
-	"${listen[@]}" "$tmp/$name.sock" "$tmp/$name.notify" --seconds 120 &
-	pids+=("$!")
-	for ((i = 0; i < 100; i++)); do
-		[ -S "$tmp/$name.sock" ] && break
-		sleep 0.05
-	done
-	[ -S "$tmp/$name.sock" ] || { echo "notify_listen.py did not start"; exit 1; }
+	local sock=$tmp/$name.sock
+	if [ -n "${abstract:-}" ]; then
+		sock=@$abstract
+		"${listen_abstract[@]}" "$abstract" "$tmp/$name.notify" &
+		pids+=("$!")
+		for ((i = 0; i < 100; i++)); do
+			[ -e "$tmp/$name.notify" ] && break
+			sleep 0.05
+		done
+		[ -e "$tmp/$name.notify" ] || { echo "the abstract listener did not start"; exit 1; }
+	else
+		"${listen[@]}" "$sock" "$tmp/$name.notify" --seconds 120 &
+		pids+=("$!")
+		for ((i = 0; i < 100; i++)); do
+			[ -S "$sock" ] && break
+			sleep 0.05
+		done
+		[ -S "$sock" ] || { echo "notify_listen.py did not start"; exit 1; }
+	fi
 	# Nothing of the caller's own service manager leaks in.
 	(exec env -u NOTIFY_SOCKET -u WATCHDOG_USEC -u WATCHDOG_PID \
-		-u JOURNAL_STREAM NOTIFY_SOCKET="$tmp/$name.sock" \
+		-u JOURNAL_STREAM NOTIFY_SOCKET="$sock" \
 		"${envs[@]//@PID@/$BASHPID}" \
 		"$bin" "${args[@]}" -f "$conf") 2>"$tmp/$name.err" &
 	run_pid=$!
@@ -283,6 +325,17 @@ if check_ready unit; then
 	fi
 	check_reload unit
 	check_stop unit
+fi
+
+# 5. NOTIFY_SOCKET=@name: the abstract namespace, with the watchdog.
+gconf abstract
+abstract=lharvestd-it-notify-$$
+run abstract "$tmp/abstract.conf" WATCHDOG_USEC=1000000
+abstract=
+if check_ready abstract; then
+	check_watchdog abstract 3
+	check_reload abstract
+	check_stop abstract
 fi
 
 t_summary

@@ -116,6 +116,10 @@ for lib in libc6 libevent-core libconfuse libganglia1 libssl; do
 	*) probs+=("Depends lacks $lib: '$depends'") ;;
 	esac
 done
+# ... and not libsystemd: notify.c speaks sd_notify itself (issue 9).
+case $depends in
+*libsystemd*) probs+=("Depends names libsystemd: '$depends'") ;;
+esac
 if [ ${#probs[@]} -eq 0 ]; then
 	t_pass "dpkg-deb -I: control fields (Depends: $depends)"
 else
