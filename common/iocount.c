@@ -6,33 +6,78 @@
 #include "iocount.h"
 #include "statsparse.h"
 
-static bool
-name_in(const char *name, const char *const *set)
+/* How a counter line counts. */
+enum io_role {
+	IO_OPS = 0,  /* in oss_ops or mds_ops */
+	IO_READ,     /* read_bytes */
+	IO_WRITE,    /* write_bytes */
+	IO_NONE,     /* in neither */
+	IO_NONE_OST, /* in mds_ops only */
+	IO_NONE_MDT, /* in oss_ops only */
+};
+
+#define NAME_IS(k, lit)                                                        \
+	((k)->name_len == sizeof(lit) - 1 &&                                   \
+	    memcmp((k)->name, (lit), sizeof(lit) - 1) == 0)
+
+/*
+ * The lines that are not ops.  On both kinds: ping, which is keep-alive
+ * traffic, not work, and read/write (latency since 2.14), printed for the
+ * same bulk RPCs as read_bytes/write_bytes.  On OSTs preprw/commitrw (obd
+ * ops <= 2.11), the same RPCs again.  On MDTs the lines that only say
+ * which kind of rename it was: rename counts every rename.  Names are
+ * told apart by length first, which needs no strlen.
+ */
+static enum io_role
+io_role(const struct lstats_counter *k)
 {
-	for (; *set != NULL; set++) {
-		if (strcmp(name, *set) == 0)
-			return true;
+	switch (k->name_len) {
+	case 4:
+		return NAME_IS(k, "ping") || NAME_IS(k, "read") ? IO_NONE :
+		                                                  IO_OPS;
+	case 5:
+		return NAME_IS(k, "write") ? IO_NONE : IO_OPS;
+	case 6:
+		return NAME_IS(k, "preprw") ? IO_NONE_OST : IO_OPS;
+	case 8:
+		return NAME_IS(k, "commitrw") ? IO_NONE_OST : IO_OPS;
+	case 10:
+		return NAME_IS(k, "read_bytes") ? IO_READ : IO_OPS;
+	case 11:
+		return NAME_IS(k, "write_bytes") ? IO_WRITE : IO_OPS;
+	case 14:
+		return NAME_IS(k, "samedir_rename") ? IO_NONE_MDT : IO_OPS;
+	case 15:
+		return NAME_IS(k, "crossdir_rename") ||
+		        NAME_IS(k, "rename_trylocks") ?
+		    IO_NONE_MDT :
+		    IO_OPS;
+	case 19:
+		return NAME_IS(k, "parallel_rename_dir") ? IO_NONE_MDT : IO_OPS;
+	case 20:
+		return NAME_IS(k, "parallel_rename_file") ? IO_NONE_MDT :
+		                                            IO_OPS;
+	default:
+		return IO_OPS;
 	}
-	return false;
 }
 
-/* Lines an OST prints for the same bulk RPCs as read_bytes/write_bytes
- * (read/write: latency since 2.14; preprw/commitrw: obd ops <= 2.11),
- * and ping, which is keep-alive traffic, not work. */
-static const char *const ost_not_ops[] = {"ping", "read_bytes", "write_bytes",
-    "read", "write", "preprw", "commitrw", NULL};
-
-/* rename counts every rename; these lines only say which kind it was. */
-static const char *const mdt_not_ops[] = {"ping", "read_bytes", "write_bytes",
-    "read", "write", "samedir_rename", "crossdir_rename",
-    "parallel_rename_file", "parallel_rename_dir", "rename_trylocks", NULL};
+/* The bytes of a read_bytes/write_bytes line: its sum. */
+static uint64_t
+bytes_of(const struct lstats_counter *k)
+{
+	if ((k->flags & LSTATS_F_MINMAXSUM) == 0 ||
+	    (k->neg & LSTATS_NEG_SUM) != 0)
+		return 0;
+	return k->sum;
+}
 
 void
 iocount_from_stats(struct iocount *ret, const struct lstats *st,
     enum lh_target_kind kind)
 {
-	const char *const *skip =
-	    kind == LH_TARGET_OST ? ost_not_ops : mdt_not_ops;
+	enum io_role not_here =
+	    kind == LH_TARGET_OST ? IO_NONE_OST : IO_NONE_MDT;
 	struct iocount c;
 	uint64_t ops = 0;
 	unsigned i;
@@ -40,22 +85,20 @@ iocount_from_stats(struct iocount *ret, const struct lstats *st,
 	memset(&c, 0, sizeof(c));
 	for (i = 0; i < st->ncounters; i++) {
 		const struct lstats_counter *k = &st->counters[i];
-		uint64_t count, sum;
+		enum io_role role;
+		uint64_t count;
 
 		if ((k->flags & LSTATS_F_DUP) != 0)
 			continue;
 		count = (k->neg & LSTATS_NEG_COUNT) != 0 ? 0 : k->count;
-		sum = (k->flags & LSTATS_F_MINMAXSUM) == 0 ||
-		        (k->neg & LSTATS_NEG_SUM) != 0 ?
-		    0 :
-		    k->sum;
-		if (strcmp(k->name, "read_bytes") == 0) {
-			c.read_bytes = sum;
+		role = io_role(k);
+		if (role == IO_READ) {
+			c.read_bytes = bytes_of(k);
 			c.read_ops = count;
-		} else if (strcmp(k->name, "write_bytes") == 0) {
-			c.write_bytes = sum;
+		} else if (role == IO_WRITE) {
+			c.write_bytes = bytes_of(k);
 			c.write_ops = count;
-		} else if (!name_in(k->name, skip)) {
+		} else if (role != IO_NONE && role != not_here) {
 			ops += count;
 		}
 	}

@@ -65,6 +65,7 @@ struct lstats_counter {
 	uint32_t line;  /* 1-based line in the buffer */
 	uint8_t flags;  /* LSTATS_F_* */
 	uint8_t neg;    /* LSTATS_NEG_* */
+	uint8_t name_len; /* strlen(name): compare names without strlen */
 };
 
 struct lstats {

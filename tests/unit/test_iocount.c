@@ -2,6 +2,7 @@
 /* Counter semantics on fixtures of several Lustre lines; the expected
  * numbers were added up by hand from the fixture files. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,81 @@ START_TEST(negative_and_add)
 	ck_assert_uint_eq(a.oss_ops, 10);
 }
 END_TEST
+/* Every name that is not an op, on the kinds it is not one, and names
+ * of the same length that differ by one byte (an op on both kinds). */
+START_TEST(names_by_kind)
+{
+	static const struct {
+		const char *name;
+		int ost; /* counted in oss_ops */
+		int mdt; /* counted in mds_ops */
+	} cases[] = {
+	    {"ping", 0, 0},
+	    {"pinG", 1, 1},
+	    {"read", 0, 0},
+	    {"reaD", 1, 1},
+	    {"write", 0, 0},
+	    {"wrote", 1, 1},
+	    {"preprw", 0, 1},
+	    {"prepro", 1, 1},
+	    {"commitrw", 0, 1},
+	    {"commitrx", 1, 1},
+	    {"samedir_rename", 1, 0},
+	    {"samedir_renamE", 1, 1},
+	    {"crossdir_rename", 1, 0},
+	    {"rename_trylocks", 1, 0},
+	    {"crossdir_renamE", 1, 1},
+	    {"rename_trylockS", 1, 1},
+	    {"parallel_rename_dir", 1, 0},
+	    {"parallel_rename_diR", 1, 1},
+	    {"parallel_rename_file", 1, 0},
+	    {"parallel_rename_filE", 1, 1},
+	    {"read_byteS", 1, 1},
+	    {"write_byteS", 1, 1},
+	    {"rename", 1, 1},
+	    {"getattr", 1, 1},
+	    {"p", 1, 1},
+	    {"parallel_rename_files", 1, 1},
+	};
+	char buf[128];
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iocount o, m;
+		int n = snprintf(buf, sizeof(buf),
+		    "%s 7 samples [bytes] 1 2 3\n", cases[i].name);
+
+		ck_assert_int_eq(lstats_parse(&st, buf, (size_t)n, 0, NULL), 0);
+		iocount_from_stats(&o, &st, LH_TARGET_OST);
+		iocount_from_stats(&m, &st, LH_TARGET_MDT);
+		ck_assert_msg(o.oss_ops == (cases[i].ost ? 7u : 0u) &&
+		        m.mds_ops == (cases[i].mdt ? 7u : 0u),
+		    "%s: oss_ops %llu, mds_ops %llu", cases[i].name,
+		    (unsigned long long)o.oss_ops,
+		    (unsigned long long)m.mds_ops);
+		ck_assert_uint_eq(o.read_bytes | o.write_bytes | m.read_bytes |
+		        m.write_bytes,
+		    0);
+	}
+	ck_assert_int_eq(lstats_parse(&st,
+	                     "read_bytes 2 samples [bytes] 1 2 3\n"
+	                     "write_bytes 4 samples [bytes] 1 2 5\n",
+	                     71, 0, NULL),
+	    0);
+	for (i = 0; i < 2; i++) {
+		struct iocount io;
+
+		iocount_from_stats(&io, &st,
+		    i == 0 ? LH_TARGET_OST : LH_TARGET_MDT);
+		ck_assert_uint_eq(io.read_bytes, 3);
+		ck_assert_uint_eq(io.read_ops, 2);
+		ck_assert_uint_eq(io.write_bytes, 5);
+		ck_assert_uint_eq(io.write_ops, 4);
+		ck_assert_uint_eq(io.oss_ops, i == 0 ? 6 : 0);
+		ck_assert_uint_eq(io.mds_ops, 0);
+	}
+}
+END_TEST
 
 int
 main(void)
@@ -107,6 +183,7 @@ main(void)
 	tcase_add_test(tc, mdt_216);
 	tcase_add_test(tc, mdt_210);
 	tcase_add_test(tc, negative_and_add);
+	tcase_add_test(tc, names_by_kind);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

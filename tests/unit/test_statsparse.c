@@ -164,6 +164,7 @@ expect_line(struct expect_state *es, struct toks *tk, unsigned lineno)
 		c = &es->st.counters[es->next_counter++];
 		ck_assert_msg(strcmp(c->name, tk->t[1]) == 0,
 		    "%s: counter is %s, expected %s", where, c->name, tk->t[1]);
+		ck_assert_uint_eq(c->name_len, strlen(c->name));
 		ck_assert_msg(strcmp(c->unit, tk->t[3]) == 0,
 		    "%s: unit is %s, expected %s", where, c->unit, tk->t[3]);
 		ck_assert_msg(((c->flags & LSTATS_F_DUP) != 0) ==
@@ -536,11 +537,318 @@ START_TEST(limits)
 	memset(name, 'n', sizeof(name));
 	(void)snprintf(buf, sizeof(buf), "%.*s 1 samples [reqs]\n", 64, name);
 	ck_assert_int_eq(parse_str(buf, NULL), -EBADMSG);
+	ck_assert_int_eq(parse_str("x 1 samples [reqs]\n", NULL), 0);
+	name[99] = '\0';
+	ck_assert_ptr_null(lstats_find(&st, name));
+	ck_assert_ptr_nonnull(lstats_find(&st, "x"));
 	ck_assert_int_eq(parse_str("x 1 samples [0123456789abcdef]\n", NULL),
 	    -EBADMSG);
 	ck_assert_int_eq(lstats_parse(&st, "x 1 samples [reqs]\0\n", 20, 0,
 	                     &err),
 	    -EBADMSG);
+}
+END_TEST
+
+/* ---- the fast path (Lustre's own layout) against the general way --- */
+
+static struct lstats st2;
+
+/* Parse exactly len bytes (a buffer of that size, so that ASan sees any
+ * read past its end). */
+static int
+parse_exact(struct lstats *out, const char *s, size_t len, unsigned flags,
+    struct lh_err *err)
+{
+	char *buf = malloc(len > 0 ? len : 1);
+	int rc;
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, s, len);
+	rc = lstats_parse(out, buf, len, flags, err);
+	free(buf);
+	return rc;
+}
+
+static void
+assert_same_time(const char *what, const struct lstats_time *a,
+    const struct lstats_time *b)
+{
+	ck_assert_msg(a->present == b->present &&
+	        (!a->present || (a->sec == b->sec && a->nsec == b->nsec)),
+	    "%s differs", what);
+}
+
+static void
+assert_same_stats(const char *what, const struct lstats *a,
+    const struct lstats *b)
+{
+	unsigned i;
+
+	assert_same_time(what, &a->snapshot, &b->snapshot);
+	assert_same_time(what, &a->start, &b->start);
+	assert_same_time(what, &a->elapsed, &b->elapsed);
+	ck_assert_msg(a->time_unit == b->time_unit &&
+	        a->ncounters == b->ncounters && a->nskipped == b->nskipped &&
+	        a->first_skipped == b->first_skipped,
+	    "%s: header fields differ", what);
+	for (i = 0; i < a->ncounters; i++) {
+		const struct lstats_counter *x = &a->counters[i];
+		const struct lstats_counter *y = &b->counters[i];
+
+		ck_assert_msg(strcmp(x->name, y->name) == 0 &&
+		        x->name_len == y->name_len &&
+		        strcmp(x->unit, y->unit) == 0 && x->count == y->count &&
+		        x->min == y->min && x->max == y->max &&
+		        x->sum == y->sum && x->sumsq == y->sumsq &&
+		        x->line == y->line && x->flags == y->flags &&
+		        x->neg == y->neg,
+		    "%s: counter %u (%s) differs", what, i, x->name);
+	}
+}
+
+/* s as given (lines in Lustre's layout take the fast path), with "\r\n"
+ * line ends (every line takes the general way: a CR is a blank there),
+ * and followed by blank lines (no line near the end of the buffer): the
+ * same result, error included. */
+static void
+assert_paths_agree(const char *what, const char *s, size_t len, unsigned flags)
+{
+	struct lh_err err, err2;
+	char *crlf = malloc(2 * len + 64);
+	size_t i, n = 0;
+	int rc, rc2;
+
+	ck_assert_ptr_nonnull(crlf);
+	rc = parse_exact(&st, s, len, flags, &err);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = s[i];
+	}
+	rc2 = parse_exact(&st2, crlf, n, flags, &err2);
+	ck_assert_msg(rc == rc2 && err.line == err2.line &&
+	        strcmp(err.reason, err2.reason) == 0,
+	    "%s with CRLF: rc %d '%s', expected %d '%s'", what, rc2,
+	    err2.reason, rc, err.reason);
+	assert_same_stats(what, &st, &st2);
+	memcpy(crlf, s, len);
+	memset(crlf + len, '\n', 64);
+	rc2 = parse_exact(&st2, crlf, len + 64, flags, &err2);
+	/* Unless the padding ends a last line that had no '\n'. */
+	if (strstr(err.reason, "no newline") == NULL)
+		ck_assert_msg(rc == rc2 && strcmp(err.reason, err2.reason) == 0,
+		    "%s padded: rc %d '%s', expected %d '%s'", what, rc2,
+		    err2.reason, rc, err.reason);
+	if (rc == 0)
+		assert_same_stats(what, &st, &st2);
+	free(crlf);
+}
+
+START_TEST(fast_path_fixtures)
+{
+	char src[4096], *buf;
+	size_t len;
+
+	(void)snprintf(src, sizeof(src), "%.*s",
+	    (int)(strlen(expect_paths[_i]) - 7), expect_paths[_i]);
+	buf = tu_read_file(src, &len);
+	assert_paths_agree(src, buf, len, 0);
+	assert_paths_agree(src, buf, len, LSTATS_PARSE_UNTERMINATED_OK);
+	free(buf);
+}
+END_TEST
+
+/* Numbers of every length, where the fast path reads one, two or three
+ * words, at the end of the buffer and away from it. */
+START_TEST(fast_path_numbers)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		uint64_t value;
+	} cases[] = {
+	    {"0", 0, 0},
+	    {"7", 0, 7},
+	    {"1234567", 0, 1234567},
+	    {"12345678", 0, 12345678},
+	    {"123456789", 0, 123456789},
+	    {"123456789012345", 0, 123456789012345ULL},
+	    {"1234567890123456", 0, 1234567890123456ULL},
+	    {"12345678901234567", 0, 12345678901234567ULL},
+	    {"9999999999999999999", 0, 9999999999999999999ULL},
+	    {"10000000000000000000", 0, 10000000000000000000ULL},
+	    {"18446744073709551615", 0, UINT64_MAX},
+	    {"18446744073709551616", -EBADMSG, 0},
+	    {"99999999999999999999", -EBADMSG, 0},
+	    {"184467440737095516150", -EBADMSG, 0},
+	    {"00000000000000000000000018446744073709551615", 0, UINT64_MAX},
+	    {"000000000000000000000001", 0, 1},
+	    {"0000000000000000000000012", 0, 12},
+	    {"00000000000000001", 0, 1},
+	    {"-0", 0, 0},
+	    {"-5", 0, (uint64_t)-5},
+	    {"12a", -EBADMSG, 0},
+	    {"1234567a", -EBADMSG, 0},
+	    {"12345678a", -EBADMSG, 0},
+	    {"123456789012345678a", -EBADMSG, 0},
+	    {"1.5", -EBADMSG, 0},
+	};
+	char line[256];
+	unsigned i, pad;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (pad = 0; pad <= 40; pad += 40) {
+			int n = snprintf(line, sizeof(line),
+			    "read_bytes  %s samples [bytes] 1 %s %s\n%*s",
+			    cases[i].text, cases[i].text, cases[i].text,
+			    (int)pad, "");
+			int rc;
+
+			ck_assert(n > 0 && (size_t)n < sizeof(line));
+			if (pad > 0)
+				line[n - 1] = '\n'; /* a blank line */
+			rc = parse_exact(&st, line, (size_t)n, 0, NULL);
+			ck_assert_msg(rc == cases[i].rc, "%s (pad %u): rc %d",
+			    cases[i].text, pad, rc);
+			if (rc == 0)
+				ck_assert_msg(st.counters[0].count ==
+				            cases[i].value &&
+				        st.counters[0].sum == cases[i].value,
+				    "%s (pad %u): %llu", cases[i].text, pad,
+				    (unsigned long long)st.counters[0].count);
+			assert_paths_agree(cases[i].text, line, (size_t)n, 0);
+		}
+	}
+}
+END_TEST
+
+/* Headers as 2.10 and later print them take the fast path too. */
+START_TEST(fast_path_headers)
+{
+	static const char *const texts[] = {
+	    "snapshot_time             1795405465.003630994 secs.nsecs\n",
+	    "snapshot_time 1.000000001 secs.nsecs\nx 1 samples [reqs]\n",
+	    "start_time 0.000000000 secs.nsecs\n",
+	    "elapsed_time 12345678901234567.999999999 secs.nsecs\n",
+	    "snapshot_time 18446744073709551615.000000001 secs.nsecs\n",
+	    "snapshot_time 18446744073709551616.000000001 secs.nsecs\n",
+	    "snapshot_time 1.00000001 secs.nsecs\n",
+	    "snapshot_time 1.0000000001 secs.nsecs\n",
+	    "snapshot_time 1.000000001 secs.nsecs \n",
+	    "snapshot_time 1.000000001 secs.usecs\n",
+	    "snapshot_time 1.000000001 secs.nsecsx\n",
+	    "snapshot_time .000000001 secs.nsecs\n",
+	    "snapshot_time 1..00000001 secs.nsecs\n",
+	    "snapshot_time: 1.000000001 secs.nsecs\n",
+	    "start_time 1.000000001 secs.nsecs\nstart_time 1.000000001 "
+	    "secs.nsecs\n",
+	    "start_time 5 samples [reqs]\n",
+	};
+	char buf[256];
+	unsigned i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i]);
+
+		assert_paths_agree(texts[i], texts[i], n, 0);
+		memcpy(buf, texts[i], n);
+		memset(buf + n, '\n', 40);
+		assert_paths_agree(texts[i], buf, n + 40, 0);
+	}
+	ck_assert_int_eq(parse_str(texts[0], NULL), 0);
+	ck_assert_uint_eq(st.snapshot.sec, 1795405465);
+	ck_assert_uint_eq(st.snapshot.nsec, 3630994);
+	ck_assert_int_eq(st.time_unit, LSTATS_TU_NSECS);
+}
+END_TEST
+
+/* A NUL byte anywhere in a line in Lustre's layout refuses the file, at
+ * that line, whichever path reads it. */
+START_TEST(fast_path_nul)
+{
+	static const char *const lines[] = {
+	    "snapshot_time             1795405465.003630994 secs.nsecs\n",
+	    "read_bytes                921781 samples [bytes] 4096 4194304 "
+	    "3238156865536 13124944741286281216\n",
+	    "punch                     22 samples [reqs]\n",
+	};
+	char buf[512];
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		size_t n = strlen(lines[i]);
+
+		for (k = 0; k + 1 < n; k++) {
+			struct lh_err err;
+			size_t len = 0;
+			int rc;
+
+			memcpy(buf, "a 1 samples [reqs]\n", 19);
+			len += 19;
+			memcpy(buf + len, lines[i], n);
+			buf[len + k] = '\0';
+			len += n;
+			rc = parse_exact(&st, buf, len, 0, &err);
+			ck_assert_msg(rc == -EBADMSG && err.line == 2 &&
+			        strcmp(err.reason, "line 2: NUL byte") == 0,
+			    "line %u, NUL at %zu: rc %d '%s'", i, k, rc,
+			    err.reason);
+			memset(buf + len, '\n', 40);
+			rc = parse_exact(&st, buf, len + 40, 0, &err);
+			ck_assert_msg(rc == -EBADMSG && err.line == 2,
+			    "line %u, NUL at %zu, padded: rc %d", i, k, rc);
+		}
+	}
+}
+END_TEST
+
+/* Lines close to Lustre's layout that the fast path leaves to the general
+ * way, with the general way's reasons. */
+START_TEST(fast_path_refusals)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		const char *reason;
+	} cases[] = {
+	    {"x 1 samples [reqs] 1 2\n", -EBADMSG,
+	        "line 1: counter x has 6 fields, expected 4, 7 or 8"},
+	    {"x 1 samples [reqs] 1 2 3 4 5\n", -EBADMSG,
+	        "line 1: counter x has 9 fields, expected 4, 7 or 8"},
+	    {"x 1 samples [reqs] 1 2 3 4 5 6 7\n", -EBADMSG,
+	        "line 1: counter x has over 10 fields, expected 4, 7 or 8"},
+	    {"x 1 samples reqs]\n", -EBADMSG,
+	        "line 1: counter x has a bad unit 'reqs]'"},
+	    {"x 1 samples [0123456789abcdef]\n", -EBADMSG,
+	        "line 1: counter x has a bad unit '[0123456789abcdef]'"},
+	    {"x 1 samples [reqs] 1 2 3x\n", -EBADMSG,
+	        "line 1: counter x: bad number '3x'"},
+	    {"x 18446744073709551616 samples [reqs]\n", -EBADMSG,
+	        "line 1: counter x: bad number '18446744073709551616'"},
+	    {"x 1 samples [reqs]", -EBADMSG,
+	        "line 1: no newline at end of file (truncated read)"},
+	    {"x 1 samples [reqs] \n", 0, ""},
+	    {"x\t1 samples [reqs]\n", 0, ""},
+	    {"x 1  samples [reqs]\n", 0, ""},
+	    {"x 1 samples  [reqs]\n", 0, ""},
+	    {"x 1 samples [reqs] 1 2 3 4 \n", 0, ""},
+	    {"x 1 sample [reqs]\n", 0, ""},
+	    {" x 1 samples [reqs]\n", 0, ""},
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lh_err err;
+		int rc = parse_exact(&st, cases[i].text, strlen(cases[i].text),
+		    0, &err);
+
+		ck_assert_msg(rc == cases[i].rc &&
+		        strcmp(err.reason, cases[i].reason) == 0,
+		    "'%s': rc %d '%s'", cases[i].text, rc, err.reason);
+		assert_paths_agree(cases[i].text, cases[i].text,
+		    strlen(cases[i].text), 0);
+	}
 }
 END_TEST
 
@@ -550,6 +858,7 @@ main(void)
 	Suite *s = suite_create("statsparse");
 	TCase *tc = tcase_create("fixtures");
 	TCase *tq = tcase_create("quirks");
+	TCase *tf = tcase_create("fast path");
 
 	if (nftw(LH_FIXTURE_DIR, collect_cb, 16, FTW_PHYS) != 0 ||
 	    nexpects == 0) {
@@ -574,5 +883,11 @@ main(void)
 	tcase_add_test(tq, unknown_lines);
 	tcase_add_test(tq, limits);
 	suite_add_tcase(s, tq);
+	tcase_add_loop_test(tf, fast_path_fixtures, 0, nexpects);
+	tcase_add_test(tf, fast_path_numbers);
+	tcase_add_test(tf, fast_path_headers);
+	tcase_add_test(tf, fast_path_nul);
+	tcase_add_test(tf, fast_path_refusals);
+	suite_add_tcase(s, tf);
 	return tu_run(s);
 }
