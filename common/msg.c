@@ -211,11 +211,25 @@ msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
 
 /* ---- SWEEP ---------------------------------------------------------- */
 
+/*
+ * A record's place in the encoding order, small (24 bytes) because a
+ * relay or a big OSS encodes a million or ten thousand of them: the parts
+ * of its NID point into the record's own text.
+ */
 struct sort_rec {
-	struct nid_parts nid;
-	size_t idx;
+	const char *nid; /* "<addr>@<net>", borrowed from the record */
+	uint32_t idx;    /* the record's position */
+	uint32_t num;    /* address of an IPV4 or NUM NID */
 	uint16_t fs;
+	uint8_t kind; /* enum nid_kind */
+	uint8_t alen; /* address length: the net starts at nid + alen + 1 */
 };
+
+static const char *
+sort_net(const struct sort_rec *x)
+{
+	return x->nid + x->alen + 1;
+}
 
 static int
 sort_cmp(const void *a, const void *b)
@@ -225,23 +239,29 @@ sort_cmp(const void *a, const void *b)
 
 	if (x->fs != y->fs)
 		return x->fs < y->fs ? -1 : 1;
-	r = strcmp(x->nid.net, y->nid.net);
+	r = strcmp(sort_net(x), sort_net(y));
 	if (r != 0)
 		return r;
-	if (x->nid.kind != y->nid.kind)
-		return x->nid.kind < y->nid.kind ? -1 : 1;
-	if (x->nid.kind == NID_KIND_STRING)
-		return strcmp(x->nid.addr, y->nid.addr);
-	if (x->nid.num != y->nid.num)
-		return x->nid.num < y->nid.num ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->kind == NID_KIND_STRING) {
+		/* The addresses' order as strcmp() would give it. */
+		r = memcmp(x->nid, y->nid,
+		    x->alen < y->alen ? x->alen : y->alen);
+		if (r != 0)
+			return r;
+		return x->alen == y->alen ? 0 : x->alen < y->alen ? -1 : 1;
+	}
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
 	return 0;
 }
 
 static bool
 same_group(const struct sort_rec *x, const struct sort_rec *y)
 {
-	return x->fs == y->fs && x->nid.kind == y->nid.kind &&
-	    strcmp(x->nid.net, y->nid.net) == 0;
+	return x->fs == y->fs && x->kind == y->kind &&
+	    strcmp(sort_net(x), sort_net(y)) == 0;
 }
 
 /* The span of counter i as the encoder sends it: 0 means the record's. */
@@ -268,13 +288,14 @@ put_record(struct wbuf *w, const struct msg_sweep *h, const struct msg_rec *r,
 
 	iocount_to_array(&r->d, v);
 
-	if (s->nid.kind == NID_KIND_STRING) {
-		(void)wbuf_put_str8(w, s->nid.addr);
+	if (s->kind == NID_KIND_STRING) {
+		(void)wbuf_put_u8(w, s->alen);
+		(void)wbuf_put(w, s->nid, s->alen);
 	} else {
 		/* Sorted ascending: the gap to the previous address is
 		 * small, typically one byte. */
-		(void)wbuf_put_varint(w, s->nid.num - *prev);
-		*prev = s->nid.num;
+		(void)wbuf_put_varint(w, s->num - *prev);
+		*prev = s->num;
 	}
 	for (i = 0; i < MSG_NCOUNTERS; i++) {
 		if (v[i] == 0)
@@ -315,17 +336,18 @@ rec_has_ops(const struct msg_rec *r)
  * that have counts, by their position in the SWEEP (s: encoding order).
  */
 static void
-put_ops(struct wbuf *w, const struct msg_rec *recs, const struct sort_rec *s,
-    size_t n)
+put_ops(struct wbuf *w, msg_rec_get_fn get, const void *ctx,
+    const struct sort_rec *s, size_t n)
 {
 	int slot[MDOPS_N];
 	uint64_t used = 0, nops = 0, prev = 0;
 	unsigned k = 0, op;
+	struct msg_rec rec;
+	const struct msg_rec *r = &rec;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct msg_rec *r = &recs[s[i].idx];
-
+		get(ctx, s[i].idx, &rec);
 		if (!rec_has_ops(r))
 			continue;
 		nops++;
@@ -348,9 +370,9 @@ put_ops(struct wbuf *w, const struct msg_rec *recs, const struct sort_rec *s,
 	}
 	(void)wbuf_put_varint(w, nops);
 	for (i = 0; i < n; i++) {
-		const struct msg_rec *r = &recs[s[i].idx];
 		uint64_t bits = 0;
 
+		get(ctx, s[i].idx, &rec);
 		if (!rec_has_ops(r))
 			continue;
 		for (op = 0; op < MDOPS_N; op++) {
@@ -385,28 +407,35 @@ rec_spans_ok(const struct msg_rec *r)
 }
 
 int
-msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
-    struct msg_rec *recs, size_t n)
+msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
+    msg_rec_get_fn get, const void *ctx, size_t n)
 {
+	struct nid_parts parts;
+	struct msg_rec rec;
 	struct sort_rec *s;
 	size_t i, j, ngroups = 0;
 	int rc = 0;
 
-	if (h->nfs > MSG_SWEEP_FS_MAX)
+	if (h->nfs > MSG_SWEEP_FS_MAX || n > UINT32_MAX)
 		return -EINVAL;
 	s = calloc(n > 0 ? n : 1, sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (recs[i].fs >= h->nfs || !rec_spans_ok(&recs[i]) ||
-		    h->span_us > INT64_MAX ||
-		    nid_split(recs[i].nid, &s[i].nid) < 0 ||
-		    strlen(s[i].nid.addr) > 255 || strlen(s[i].nid.net) > 255) {
+		get(ctx, i, &rec);
+		/* nid_split() bounds both parts below NID_STR_MAX (128):
+		 * each fits its one-byte length. */
+		if (rec.fs >= h->nfs || !rec_spans_ok(&rec) ||
+		    h->span_us > INT64_MAX || nid_split(rec.nid, &parts) < 0) {
 			rc = -EINVAL;
 			goto out;
 		}
-		s[i].idx = i;
-		s[i].fs = recs[i].fs;
+		s[i].nid = rec.nid;
+		s[i].idx = (uint32_t)i;
+		s[i].num = parts.num;
+		s[i].fs = rec.fs;
+		s[i].kind = (uint8_t)parts.kind;
+		s[i].alen = (uint8_t)strlen(parts.addr);
 	}
 	qsort(s, n, sizeof(*s), sort_cmp);
 	for (i = 0; i < n; i++) {
@@ -432,18 +461,81 @@ msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
 		for (j = i + 1; j < n && same_group(&s[i], &s[j]); j++)
 			;
 		(void)wbuf_put_varint(w, s[i].fs);
-		(void)wbuf_put_str8(w, s[i].nid.net);
-		(void)wbuf_put_u8(w, (uint8_t)s[i].nid.kind);
+		(void)wbuf_put_str8(w, sort_net(&s[i]));
+		(void)wbuf_put_u8(w, s[i].kind);
 		(void)wbuf_put_varint(w, j - i);
-		for (size_t k = i; k < j; k++)
-			put_record(w, h, &recs[s[k].idx], &s[k], &prev);
+		for (size_t k = i; k < j; k++) {
+			get(ctx, s[k].idx, &rec);
+			put_record(w, h, &rec, &s[k], &prev);
+		}
 	}
 	if (h->ops)
-		put_ops(w, recs, s, n);
+		put_ops(w, get, ctx, s, n);
 	rc = wbuf_status(w);
 out:
 	free(s);
 	return rc;
+}
+
+static void
+array_get(const void *ctx, size_t i, struct msg_rec *ret)
+{
+	*ret = ((const struct msg_rec *)ctx)[i];
+}
+
+int
+msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
+    const struct msg_rec *recs, size_t n)
+{
+	return msg_sweep_encode_from(w, h, array_get, recs, n);
+}
+
+/* The decimal digits of v at p; returns the end. */
+static char *
+put_dec(char *p, uint32_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* An IPv4 or numbered NID's longest text: a dotted quad, '@', the
+ * network and the NUL. */
+_Static_assert(15 + 1 + NID_NET_MAX <= NID_STR_MAX, "NID_STR_MAX too small");
+
+/*
+ * nid_format() of an IPv4 or numbered NID, the same text without printf:
+ * an aggregator's decoder prints one per record, a million per sweep at
+ * a large site (tests/bench/agg_load.sh), where snprintf() was half of the
+ * decoding.  buf holds NID_STR_MAX bytes, which always suffice.
+ */
+static void
+format_num_nid(const struct nid_parts *np, char *buf)
+{
+	size_t nl = strnlen(np->net, NID_NET_MAX - 1);
+	char *p = buf;
+
+	if (np->kind == NID_KIND_IPV4) {
+		p = put_dec(p, np->num >> 24);
+		*p++ = '.';
+		p = put_dec(p, (np->num >> 16) & 0xff);
+		*p++ = '.';
+		p = put_dec(p, (np->num >> 8) & 0xff);
+		*p++ = '.';
+		p = put_dec(p, np->num & 0xff);
+	} else {
+		p = put_dec(p, np->num);
+	}
+	*p++ = '@';
+	memcpy(p, np->net, nl);
+	p[nl] = '\0';
 }
 
 /* *ret = base + a span adjustment read from r, which must lie in
@@ -507,9 +599,12 @@ get_counter_spans(struct rbuf *r, uint8_t mask, struct msg_rec *rec,
 	return 0;
 }
 
+/* A record into rec, its NID's text into nid (NID_STR_MAX bytes), which
+ * rec->nid points to.  The checking pass (print false) needs the text of
+ * a text address only, to refuse one in canonical form. */
 static int
 get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
-    bool first, struct msg_rec *rec, char *nid, struct lh_err *err)
+    bool first, bool print, struct msg_rec *rec, char *nid, struct lh_err *err)
 {
 	uint64_t v[MSG_NCOUNTERS] = {0, 0, 0, 0, 0, 0}, gap;
 	uint8_t mask;
@@ -552,16 +647,19 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	rc = get_counter_spans(r, mask, rec, err);
 	if (rc < 0)
 		return rc;
-	if (nid_format(np, nid, NID_STR_MAX) < 0)
-		return BAD(err, "SWEEP: NID too long");
-	/* One NID has one encoding: a text address that reads as IPv4 or a
-	 * number would be a second way to send the same client. */
 	if (np->kind == NID_KIND_STRING) {
 		struct nid_parts chk;
 
+		if (nid_format(np, nid, NID_STR_MAX) < 0)
+			return BAD(err, "SWEEP: NID too long");
+		/* One NID has one encoding: a text address that reads as
+		 * IPv4 or a number would be a second way to send the same
+		 * client. */
 		if (nid_split(nid, &chk) < 0 || chk.kind != NID_KIND_STRING)
 			return BAD(err,
 			    "SWEEP: text address in canonical form");
+	} else if (print) {
+		format_num_nid(np, nid);
 	}
 	rec->nid = nid;
 	rec->d.read_bytes = v[0];
@@ -730,7 +828,8 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		for (k = 0; k < nrec; k++) {
 			struct msg_rec rec;
 
-			rc = get_record(&r, h, &np, k == 0, &rec, nid, err);
+			rc = get_record(&r, h, &np, k == 0, cb != NULL, &rec,
+			    nid, err);
 			if (rc < 0)
 				return rc;
 			rec.fs = (uint16_t)fs;

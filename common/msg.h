@@ -148,13 +148,23 @@ int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
     struct lh_err *err);
 
 /*
- * Encode a SWEEP.  recs is sorted in place (by filesystem, network and
- * address, which is what makes the encoding small); a (fs, NID) pair may
- * appear once.  Returns 0, -EINVAL (bad NID, duplicate, fs index out of
- * range, a span above 2^63-1) or the wbuf's error.
+ * Encode a SWEEP of n records.  They are sent sorted by filesystem,
+ * network and address (what makes the encoding small); recs itself is
+ * left as it is.  A (fs, NID) pair may appear once.  Returns 0, -EINVAL
+ * (bad NID, duplicate, fs index out of range, a span above 2^63-1) or the
+ * wbuf's error.
  */
 int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
-    struct msg_rec *recs, size_t n);
+    const struct msg_rec *recs, size_t n);
+
+/* Record i of the caller's records, into ret (its nid and ops must stay
+ * valid until the encoding is done). */
+typedef void (*msg_rec_get_fn)(const void *ctx, size_t i, struct msg_rec *ret);
+
+/* The same, reading the records through get(), so that a sender need
+ * not build an array of struct msg_rec for a large batch. */
+int msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
+    msg_rec_get_fn get, const void *ctx, size_t n);
 
 /*
  * Whether a record of (fs, nid) can travel: encoded in a SWEEP and

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -94,6 +95,14 @@ struct aggregator {
 	uint64_t unmapped_logged;
 	struct missing *missing;
 	size_t nmissing, mcap;
+	/* What the last closed sweep cost, for the -v lines the benchmark
+	 * (tests/bench/agg_load.sh) reads: its values going out. */
+	struct {
+		uint64_t sweep;
+		bool active;
+		uint64_t mono0, cpu0; /* when put_all() began */
+		uint64_t values0, meta0;
+	} out;
 };
 
 struct host_key {
@@ -285,13 +294,48 @@ put_host(struct aggregator *a, const char *ip, const char *host, const char *fs,
 	put_ops(a, ip, host, prefix, oprate, now);
 }
 
+/* This process's CPU time (user and system), ns. */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * CLOCK_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* The sweep's values are all out: how long that took, at debug level. */
+static void
+log_sent(struct aggregator *a)
+{
+	struct gsink_stats st;
+
+	if (!a->out.active || a->sink == NULL)
+		return;
+	a->out.active = false;
+	gsink_stats(a->sink, &st);
+	if (st.values == a->out.values0 && st.metadata == a->out.meta0)
+		return; /* an empty sweep */
+	log_debug("sweep %" PRIu64 ": Ganglia: %" PRIu64 " values and %" PRIu64
+	          " metadata sent in %.3f s (%.3f s CPU)",
+	    a->out.sweep, st.values - a->out.values0,
+	    st.metadata - a->out.meta0,
+	    (double)(clock_monotonic_ns() - a->out.mono0) / 1e9,
+	    (double)(cpu_ns() - a->out.cpu0) / 1e9);
+}
+
 static void
 flush_sink(struct aggregator *a)
 {
 	struct timeval ms = {0, 1000};
 
-	if (a->sink != NULL && gsink_flush(a->sink, clock_monotonic_ns()) > 0)
+	if (a->sink == NULL)
+		return;
+	if (gsink_flush(a->sink, clock_monotonic_ns()) > 0)
 		(void)evtimer_add(a->flush_timer, &ms);
+	else
+		log_sent(a);
 }
 
 static void
@@ -395,6 +439,7 @@ sink_refresh(struct aggregator *a)
 		    gsink_channels(next));
 	gsink_close(a->sink);
 	a->sink = next;
+	a->out.active = false; /* its counts were the old sink's */
 }
 
 static int
@@ -448,6 +493,18 @@ put_all(struct aggregator *a)
 	size_t i;
 
 	sink_refresh(a);
+	if (a->sink != NULL) {
+		struct gsink_stats st;
+
+		log_sent(a); /* the previous sweep's, if it was still going */
+		gsink_stats(a->sink, &st);
+		a->out.sweep = a->closing;
+		a->out.active = true;
+		a->out.mono0 = mono;
+		a->out.cpu0 = cpu_ns();
+		a->out.values0 = st.values;
+		a->out.meta0 = st.metadata;
+	}
 	one_ip_per_host(a);
 	for (i = 0; i < a->nh; i++) {
 		const struct host_acc *e = &a->hacc[i];
@@ -625,6 +682,7 @@ static void
 close_one(struct aggregator *a, uint64_t now, bool stopping)
 {
 	struct sweeps_report rep;
+	uint64_t cpu0 = cpu_ns(), mono0 = clock_monotonic_ns(), cpu1;
 
 	a->nh = 0;
 	hindex_clear(&a->hindex);
@@ -660,6 +718,11 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 	    stopping            ? ", closed early: stopping" :
 	        rep.by_deadline ? ", closed at the deadline" :
 	                          "");
+	cpu1 = cpu_ns();
+	log_debug("sweep %" PRIu64 ": closing took %.3f s CPU (%.3f s wall), "
+	          "process CPU %.3f s",
+	    rep.sweep_id, (double)(cpu1 - cpu0) / 1e9,
+	    (double)(clock_monotonic_ns() - mono0) / 1e9, (double)cpu1 / 1e9);
 }
 
 /* Close every sweep that is ready, and set the timer for the next. */

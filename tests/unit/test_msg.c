@@ -598,6 +598,10 @@ static const struct msg_rec mixed_recs[] = {
     {2, "2001:db8:10::17@tcp", {UINT64_MAX, 0, 0, 0, 0, 0}, 20000000, {0},
         false, NULL},
     {3, "10.1.2.3@o2ib", {3, 3, 3, 3, 3, 3}, 0, {0}, false, NULL},
+    /* The decoder prints IPv4 and numbered NIDs itself: the extremes. */
+    {3, "0.0.0.0@o2ib", {1, 0, 0, 0, 0, 0}, 0, {0}, false, NULL},
+    {3, "255.255.255.255@o2ib", {0, 1, 0, 0, 0, 0}, 0, {0}, false, NULL},
+    {3, "100.20.3.99@tcp", {0, 0, 1, 0, 0, 0}, 0, {0}, false, NULL},
 };
 
 /* Encode recs (a copy: the encoder sorts), decode, compare. */
