@@ -8,18 +8,23 @@
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
  *     exports: count, then each: str8 nid, ino, u8 flags (bit 0 the uuid
  *     was read, bits 1-2 what it said, bit 3 the counters were read, bit
- *     4 op counts follow), the six counters, samples, snapshot (ns),
- *     start (ns), then with bit 4 the op counts read with them
- *   outbox: as common/obstate.h says (op counts in version 3)
+ *     4 op counts follow), the six counters, samples (its low 32 bits),
+ *     snapshot (ns), start (its tag, gtable_start_tag()), then with bit 4
+ *     the op counts read with them
+ *   outbox: as common/obstate.h says (op counts from version 3 on)
  *   the SHA-256 of all of the above (32 bytes: statefile.h)
  *
  * Bit 4 is set only on an MDT export whose op counts are known; they are
  * written as obstate.h writes op counts.
  *
- * Version 2 is version 3 without op counts (and without bit 4): it is
- * still read, so that an upgrade keeps the deltas not yet acknowledged;
- * its MDT exports' op counts are unknown, and their next op delta is a
- * baseline rather than everything since the target started.
+ * Older versions are still read, so that an upgrade keeps the deltas not
+ * yet acknowledged:
+ *  - version 3 keeps samples and start whole (they are cut down on
+ *    reading); a version 3 binary refuses version 4, whose start tags it
+ *    would take for resets, and starts afresh;
+ *  - version 2 is version 3 without op counts (and without bit 4): its
+ *    MDT exports' op counts are unknown, and their next op delta is a
+ *    baseline rather than everything since the target started.
  */
 
 #include <errno.h>
@@ -39,16 +44,20 @@
 #include "wire.h"
 
 #define GSTATE_MAGIC   "LHGS"
-#define GSTATE_VERSION 3
+#define GSTATE_VERSION 4
+#define GSTATE_V3      3 /* samples and start whole */
 #define GSTATE_V2      2 /* no op counts */
 #define GSTATE_F_OPS   16u
 
+/* e's op counts into buf, or NULL: none known. */
 static const struct mdops *
-export_ops(const struct gt_target *tg, const struct gt_export *e)
+export_ops(const struct gt_target *tg, const struct gt_export *e,
+    struct mdops *buf)
 {
 	if (tg->ops == NULL || !e->have || e->ops_unknown)
 		return NULL;
-	return &tg->ops[e - tg->exp];
+	gtable_export_ops(tg, e, buf);
+	return buf;
 }
 
 static void
@@ -66,21 +75,24 @@ put_target(struct statefile_out *o, const struct gtable *t,
 	(void)wbuf_put_varint(w, tg->nexp);
 	for (i = 0; i < tg->nexp; i++) {
 		const struct gt_export *e = &tg->exp[i];
-		const struct mdops *ops = export_ops(tg, e);
+		struct mdops opsbuf;
+		const struct mdops *ops = export_ops(tg, e, &opsbuf);
+		struct delta_sample prev;
 
 		/* An export listed but never read has nothing to resume
 		 * from; it is written anyway (with zeros) so that it is not
 		 * mistaken for a new one after the restart. */
-		(void)wbuf_put_str8(w, t->clients[e->client].nid);
+		gtable_export_prev(tg, e, &prev);
+		(void)wbuf_put_str8(w, gtable_client_nid(t, e->client));
 		(void)wbuf_put_varint(w, e->ino);
 		(void)wbuf_put_u8(w,
 		    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
 		        (e->have ? 8u : 0u) |
 		        (ops != NULL ? GSTATE_F_OPS : 0u)));
-		obstate_put_counters(w, &e->prev.c);
-		(void)wbuf_put_varint(w, e->prev.samples);
-		(void)wbuf_put_varint(w, e->prev.snap_ns);
-		(void)wbuf_put_varint(w, e->prev.start_ns);
+		obstate_put_counters(w, &prev.c);
+		(void)wbuf_put_varint(w, prev.samples);
+		(void)wbuf_put_varint(w, prev.snap_ns);
+		(void)wbuf_put_varint(w, prev.start_ns);
 		if (ops != NULL)
 			obstate_put_ops(w, ops);
 		statefile_maybe_flush(o);
@@ -176,6 +188,8 @@ get_target(struct rbuf *r, uint32_t version, struct gtable *t,
 		if ((flags & GSTATE_F_OPS) != 0 &&
 		    obstate_get_ops(r, &ops, &any) < 0)
 			return BAD(err, "export");
+		if (version <= GSTATE_V3)
+			prev.start_ns = gtable_start_tag(prev.start_ns);
 		/* Without op counts an MDT export's are unknown (NULL). */
 		int rc = gtable_restore_export(t, tg, nid, ino,
 		    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
@@ -209,10 +223,10 @@ gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
 	rbuf_init(&r, p, body);
 	if (rbuf_get(&r, magic, 4) < 0 || memcmp(magic, GSTATE_MAGIC, 4) != 0)
 		return BAD(err, "not a gatherer state file");
-	if (rbuf_get_be32(&r, &version) < 0 ||
-	    (version != GSTATE_VERSION && version != GSTATE_V2))
+	if (rbuf_get_be32(&r, &version) < 0 || version < GSTATE_V2 ||
+	    version > GSTATE_VERSION)
 		return lh_err_set(err, 0, -EBADMSG,
-		    "state format %u, this version reads %d and %d", version,
+		    "state format %u, this version reads %d to %d", version,
 		    GSTATE_V2, GSTATE_VERSION);
 	if (rbuf_get_be64(&r, &saved) < 0 ||
 	    rbuf_get_be64(&r, &last_sweep) < 0 ||

@@ -8,29 +8,6 @@
 #include "gtable.h"
 #include "msg.h"
 
-/* A target's exports are indexed by client position. */
-static uint64_t
-client_pos_hash(uint32_t client)
-{
-	return (uint64_t)client * 0x9e3779b97f4a7c15ULL;
-}
-
-static uint64_t
-export_hash(const void *ctx, uint32_t idx)
-{
-	const struct gt_target *tg = ctx;
-
-	return client_pos_hash(tg->exp[idx].client);
-}
-
-static bool
-export_match(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct gt_target *tg = ctx;
-
-	return tg->exp[idx].client == *(const uint32_t *)key;
-}
-
 /* Clients are indexed by (fs, nid). */
 struct client_key {
 	const char *fs;
@@ -42,7 +19,8 @@ client_hash(const void *ctx, uint32_t idx)
 {
 	const struct gtable *t = ctx;
 
-	return hindex_hash_pair(t->clients[idx].fs, t->clients[idx].nid);
+	return hindex_hash_pair(gtable_client_fs(t, idx),
+	    gtable_client_nid(t, idx));
 }
 
 static bool
@@ -51,8 +29,132 @@ client_match(const void *ctx, uint32_t idx, const void *key)
 	const struct gtable *t = ctx;
 	const struct client_key *k = key;
 
-	return strcmp(t->clients[idx].nid, k->nid) == 0 &&
-	    strcmp(t->clients[idx].fs, k->fs) == 0;
+	return strcmp(gtable_client_nid(t, idx), k->nid) == 0 &&
+	    strcmp(gtable_client_fs(t, idx), k->fs) == 0;
+}
+
+/* The position of client's export in tg->exp, or HINDEX_NONE. */
+static uint32_t
+slot_get(const struct gt_target *tg, uint32_t client)
+{
+	return client < tg->nslot ? tg->slot[client] : HINDEX_NONE;
+}
+
+/* Say that client's export is at idx.  Returns 0 or -ENOMEM. */
+static int
+slot_set(const struct gtable *t, struct gt_target *tg, uint32_t client,
+    uint32_t idx)
+{
+	if (client >= tg->slotcap) {
+		size_t cap = t->ccap > client ? t->ccap : (size_t)client + 1;
+		uint32_t *v = realloc(tg->slot, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		tg->slot = v;
+		tg->slotcap = cap;
+	}
+	/* Only the entries in use are written: the rest of the array is
+	 * never touched, so never resident. */
+	while (tg->nslot <= client)
+		tg->slot[tg->nslot++] = HINDEX_NONE;
+	tg->slot[client] = idx;
+	return 0;
+}
+
+/* The slots of every export of tg afresh (after exp[] or the clients
+ * were renumbered).  Cannot fail: every client listed had a slot. */
+static void
+slot_rebuild(struct gt_target *tg)
+{
+	size_t i;
+
+	tg->nslot = 0;
+	for (i = 0; i < tg->nexp; i++) {
+		uint32_t c = tg->exp[i].client;
+
+		while (tg->nslot <= c)
+			tg->slot[tg->nslot++] = HINDEX_NONE;
+		tg->slot[c] = (uint32_t)i;
+	}
+}
+
+void
+gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
+    struct delta_sample *ret)
+{
+	ret->c.read_bytes = e->prev_c[0];
+	ret->c.write_bytes = e->prev_c[1];
+	ret->c.read_ops = e->prev_c[2];
+	ret->c.write_ops = e->prev_c[3];
+	ret->c.oss_ops = tg->kind == LH_TARGET_OST ? e->prev_c[4] : 0;
+	ret->c.mds_ops = tg->kind == LH_TARGET_MDT ? e->prev_c[4] : 0;
+	ret->samples = e->prev_samples;
+	ret->snap_ns = e->prev_snap_ns;
+	ret->start_ns = e->prev_start_tag;
+}
+
+uint32_t
+gtable_start_tag(uint64_t start_ns)
+{
+	if (start_ns == 0)
+		return 0;
+	/* Fibonacci hashing: every bit of the time moves the tag. */
+	return (uint32_t)((start_ns * 0x9e3779b97f4a7c15ULL) >> 32) | 1u;
+}
+
+/*
+ * What e's file said last time, whole again for delta_compute() and cur,
+ * the read just made: the samples total and start_time that compare with
+ * cur's as the whole values did (see struct gt_export).
+ */
+static void
+export_prev_for(const struct gt_target *tg, const struct gt_export *e,
+    const struct delta_sample *cur, struct delta_sample *ret)
+{
+	uint32_t moved = (uint32_t)cur->samples - e->prev_samples;
+
+	gtable_export_prev(tg, e, ret);
+	if (moved < (uint32_t)1 << 31 && moved <= cur->samples)
+		ret->samples = cur->samples - moved; /* went up by moved */
+	else if (moved >= (uint32_t)1 << 31) {
+		uint64_t down = (uint32_t)0 - moved;
+
+		ret->samples = cur->samples <= UINT64_MAX - down ?
+		    cur->samples + down :
+		    UINT64_MAX;
+	} else
+		ret->samples = UINT64_MAX; /* up by more than there is: down */
+	if (e->prev_start_tag == 0 || cur->start_ns == 0)
+		ret->start_ns = 0; /* unknown: says nothing */
+	else if (gtable_start_tag(cur->start_ns) == e->prev_start_tag)
+		ret->start_ns = cur->start_ns;
+	else
+		ret->start_ns =
+		    cur->start_ns != UINT64_MAX ? cur->start_ns + 1 : 1;
+}
+
+static void
+export_set_prev(const struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *s)
+{
+	e->prev_c[0] = s->c.read_bytes;
+	e->prev_c[1] = s->c.write_bytes;
+	e->prev_c[2] = s->c.read_ops;
+	e->prev_c[3] = s->c.write_ops;
+	e->prev_c[4] = tg->kind == LH_TARGET_OST ? s->c.oss_ops : s->c.mds_ops;
+	e->prev_samples = (uint32_t)s->samples;
+	e->prev_snap_ns = s->snap_ns;
+	e->prev_start_tag = gtable_start_tag(s->start_ns);
+}
+
+/* The same from gtable_export_prev()'s form (a state file's). */
+static void
+export_restore_prev(const struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *s)
+{
+	export_set_prev(tg, e, s);
+	e->prev_start_tag = (uint32_t)s->start_ns;
 }
 
 void
@@ -67,7 +169,7 @@ target_free(struct gt_target *tg)
 {
 	free(tg->exp);
 	free(tg->ops);
-	hindex_free(&tg->index);
+	free(tg->slot);
 	free(tg);
 }
 
@@ -80,7 +182,9 @@ gtable_free(struct gtable *t)
 		target_free(t->targets[i]);
 	free(t->targets);
 	free(t->clients);
+	free(t->sums);
 	free(t->cops);
+	free(t->names);
 	hindex_free(&t->cindex);
 	gtable_init(t);
 }
@@ -89,9 +193,8 @@ static void
 client_reset_sums(struct gt_client *c)
 {
 	c->observed = false;
-	c->ops = false;
-	memset(&c->d, 0, sizeof(c->d));
-	memset(c->q, 0, sizeof(c->q));
+	c->sums = HINDEX_NONE;
+	c->ops = HINDEX_NONE;
 	c->smin = UINT64_MAX;
 	c->smax = 0;
 	c->start_ns = 0;
@@ -108,12 +211,19 @@ gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns, uint64_t interval_ns)
 	t->gap_ns = t->last_sweep_ns != 0 && sweep_ns > t->last_sweep_ns ?
 	    sweep_ns - t->last_sweep_ns :
 	    interval_ns;
-	for (i = 0; i < t->ntargets; i++)
-		t->targets[i]->listed = false;
+	for (i = 0; i < t->ntargets; i++) {
+		struct gt_target *tg = t->targets[i];
+		size_t j;
+
+		tg->listed = false;
+		tg->cursor = 0;
+		for (j = 0; j < tg->nexp; j++)
+			tg->exp[j].listed = 0;
+	}
 	for (i = 0; i < t->nclients; i++)
 		client_reset_sums(&t->clients[i]);
-	if (t->cops != NULL)
-		memset(t->cops, 0, t->nclients * sizeof(*t->cops));
+	t->nsums = 0;
+	t->ncops = 0;
 }
 
 /* Forget every export of tg. */
@@ -125,7 +235,8 @@ target_forget_exports(struct gtable *t, struct gt_target *tg)
 	for (i = 0; i < tg->nexp; i++)
 		t->clients[tg->exp[i].client].nexports--;
 	tg->nexp = 0;
-	hindex_free(&tg->index);
+	tg->nslot = 0;
+	tg->cursor = 0;
 }
 
 static struct gt_target *
@@ -141,21 +252,6 @@ target_find(const struct gtable *t, const char *name)
 	return NULL;
 }
 
-/* The first MDT: from now on every client has an op-sum slot. */
-static int
-enable_ops(struct gtable *t)
-{
-	if (t->mdt)
-		return 0;
-	if (t->ccap > 0) {
-		t->cops = calloc(t->ccap, sizeof(*t->cops));
-		if (t->cops == NULL)
-			return -ENOMEM;
-	}
-	t->mdt = true;
-	return 0;
-}
-
 static struct gt_target *
 target_add(struct gtable *t, const char *name, const char *fs,
     enum lh_target_kind kind)
@@ -163,8 +259,6 @@ target_add(struct gtable *t, const char *name, const char *fs,
 	struct gt_target *tg;
 
 	if (strlen(name) >= sizeof(tg->name) || strlen(fs) >= sizeof(tg->fs))
-		return NULL;
-	if (kind == LH_TARGET_MDT && enable_ops(t) < 0)
 		return NULL;
 	if (t->ntargets == t->tcap) {
 		size_t cap = t->tcap == 0 ? 16 : t->tcap * 2;
@@ -183,7 +277,6 @@ target_add(struct gtable *t, const char *name, const char *fs,
 	memcpy(tg->name, name, strlen(name) + 1);
 	memcpy(tg->fs, fs, strlen(fs) + 1);
 	tg->kind = kind;
-	hindex_init(&tg->index);
 	t->targets[t->ntargets++] = tg;
 	return tg;
 }
@@ -217,13 +310,58 @@ gtable_target_listed(struct gt_target *tg)
 	tg->listed = true;
 }
 
+/* The index of filesystem fs in t->fsv, added if new; -EINVAL: more
+ * filesystems than a SWEEP carries. */
+static int
+fs_get(struct gtable *t, const char *fs, uint16_t *ret)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfsv; i++) {
+		if (strcmp(t->fsv[i], fs) == 0)
+			break;
+	}
+	if (i == t->nfsv) {
+		if (t->nfsv == MSG_SWEEP_FS_MAX)
+			return -EINVAL;
+		memcpy(t->fsv[t->nfsv++], fs, strlen(fs) + 1);
+	}
+	*ret = (uint16_t)i;
+	return 0;
+}
+
+/* A copy of nid in t->names: its offset, or -ENOMEM. */
+static int
+name_add(struct gtable *t, const char *nid, uint32_t *ret)
+{
+	size_t n = strlen(nid) + 1;
+
+	if (t->nnames + n > t->namescap) {
+		size_t cap = t->namescap == 0 ? 4096 : t->namescap * 2;
+		char *v;
+
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		v = realloc(t->names, cap);
+		if (v == NULL)
+			return -ENOMEM;
+		t->names = v;
+		t->namescap = cap;
+	}
+	memcpy(t->names + t->nnames, nid, n);
+	*ret = (uint32_t)t->nnames;
+	t->nnames += n;
+	return 0;
+}
+
 static int
 client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 {
 	struct client_key k = {fs, nid};
 	struct gt_client *c;
 	uint64_t h = hindex_hash_pair(fs, nid);
-	uint32_t idx;
+	uint32_t idx, name;
+	uint16_t fsi;
 	int rc;
 
 	idx = hindex_find(&t->cindex, h, client_match, t, &k);
@@ -231,43 +369,40 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 		*ret = idx;
 		return 0;
 	}
-	if (strlen(nid) >= sizeof(c->nid) || strlen(fs) >= sizeof(c->fs))
+	if (strlen(nid) >= NID_STR_MAX || strlen(fs) >= LTREE_FS_MAX)
 		return -EINVAL;
 	/* A name the wire cannot carry is never queued (see msg.h). */
 	rc = msg_rec_check(fs, nid);
 	if (rc < 0)
 		return rc;
-	if (t->nclients >= HINDEX_NONE - 1)
+	if (t->nclients >= GT_INDEX_MAX - 1)
 		return -ENOMEM;
+	rc = fs_get(t, fs, &fsi);
+	if (rc < 0)
+		return rc;
 	if (t->nclients == t->ccap) {
 		size_t cap = t->ccap == 0 ? 256 : t->ccap * 2;
-		struct mdops *o;
 
 		c = realloc(t->clients, cap * sizeof(*c));
 		if (c == NULL)
 			return -ENOMEM;
 		t->clients = c;
-		/* Until both have grown, ccap stays: the next call tries
-		 * again. */
-		if (t->mdt) {
-			o = realloc(t->cops, cap * sizeof(*o));
-			if (o == NULL)
-				return -ENOMEM;
-			t->cops = o;
-		}
 		t->ccap = cap;
 	}
-	if (t->cops != NULL)
-		memset(&t->cops[t->nclients], 0, sizeof(*t->cops));
+	rc = name_add(t, nid, &name);
+	if (rc < 0)
+		return rc;
 	c = &t->clients[t->nclients];
 	memset(c, 0, sizeof(*c));
-	memcpy(c->fs, fs, strlen(fs) + 1);
-	memcpy(c->nid, nid, strlen(nid) + 1);
+	c->name = name;
+	c->fs = fsi;
 	client_reset_sums(c);
 	idx = (uint32_t)t->nclients;
 	rc = hindex_add(&t->cindex, h, idx, client_hash, t);
-	if (rc < 0)
+	if (rc < 0) {
+		t->nnames = name; /* the name goes with the client */
 		return rc;
+	}
 	t->nclients++;
 	*ret = idx;
 	return 0;
@@ -280,7 +415,7 @@ export_add(struct gtable *t, struct gt_target *tg, uint32_t client, int *rc)
 
 	if (tg->nexp == tg->cap) {
 		size_t cap = tg->cap == 0 ? 64 : tg->cap * 2;
-		struct mdops *o;
+		struct gt_ops32 *o;
 
 		e = realloc(tg->exp, cap * sizeof(*e));
 		if (e == NULL) {
@@ -299,15 +434,18 @@ export_add(struct gtable *t, struct gt_target *tg, uint32_t client, int *rc)
 		}
 		tg->cap = cap;
 	}
+	if (tg->nexp >= GT_INDEX_MAX - 1) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	*rc = slot_set(t, tg, client, (uint32_t)tg->nexp);
+	if (*rc < 0)
+		return NULL;
 	if (tg->ops != NULL)
 		memset(&tg->ops[tg->nexp], 0, sizeof(*tg->ops));
 	e = &tg->exp[tg->nexp];
 	memset(e, 0, sizeof(*e));
 	e->client = client;
-	*rc = hindex_add(&tg->index, client_pos_hash(client),
-	    (uint32_t)tg->nexp, export_hash, tg);
-	if (*rc < 0)
-		return NULL;
 	tg->nexp++;
 	t->clients[client].nexports++;
 	return e;
@@ -318,30 +456,39 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
     uint64_t ino, int *rc)
 {
 	struct gt_export *e;
-	uint32_t client, idx;
+	uint32_t client = 0, idx = HINDEX_NONE;
 
-	*rc = client_get(t, tg->fs, nid, &client);
-	if (*rc < 0)
-		return NULL;
-	idx = hindex_find(&tg->index, client_pos_hash(client), export_match, tg,
-	    &client);
+	if (tg->cursor < tg->nexp &&
+	    strcmp(gtable_client_nid(t, tg->exp[tg->cursor].client), nid) ==
+	        0) {
+		idx = (uint32_t)tg->cursor;
+	} else {
+		*rc = client_get(t, tg->fs, nid, &client);
+		if (*rc < 0)
+			return NULL;
+		idx = slot_get(tg, client);
+	}
 	if (idx == HINDEX_NONE) {
 		e = export_add(t, tg, client, rc);
 		if (e == NULL)
 			return NULL;
 		e->base = tg->base;
+		idx = (uint32_t)(e - tg->exp);
 	} else {
 		e = &tg->exp[idx];
-		if (ino != 0 && e->ino != 0 && ino != e->ino) {
+		if ((uint32_t)ino != 0 && e->ino != 0 &&
+		    (uint32_t)ino != e->ino) {
 			/* exports/clear removed the directory and the client
 			 * came back: a new export, counting from zero. */
-			e->have = false;
-			e->classified = false;
-			e->ops_unknown = false;
+			e->have = 0;
+			e->classified = 0;
+			e->ops_unknown = 0;
 		}
 	}
-	e->ino = ino;
-	e->seen = t->gen;
+	tg->cursor = (size_t)idx + 1;
+	e->ino = (uint32_t)ino;
+	e->listed = 1;
+	*rc = 0;
 	return e;
 }
 
@@ -353,14 +500,14 @@ gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur)
 	/* An idle client's directory costs nothing while it stays still;
 	 * when it moves, make sure it is still not a server peer. */
 	return e->cls == LTREE_PEER_STALE && e->have &&
-	    cur->samples != e->prev.samples;
+	    (uint32_t)cur->samples != e->prev_samples;
 }
 
 void
 gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 {
-	e->cls = (uint8_t)cls;
-	e->classified = true;
+	e->cls = (unsigned)cls & 3u;
+	e->classified = 1;
 	if (cls == LTREE_PEER_SERVER)
 		t->clients[e->client].peer = true;
 }
@@ -376,7 +523,7 @@ export_ops_delta(struct gt_target *tg, struct gt_export *e,
     enum delta_kind kind, const struct mdops *cur, struct mdops *ret)
 {
 	static const struct mdops zero;
-	struct mdops *prev = &tg->ops[e - tg->exp];
+	struct gt_ops32 *prev = &tg->ops[e - tg->exp];
 	unsigned i;
 
 	if (cur == NULL)
@@ -385,50 +532,115 @@ export_ops_delta(struct gt_target *tg, struct gt_export *e,
 	if (kind == DELTA_NEW || kind == DELTA_RESET) {
 		*ret = *cur;
 	} else if (kind == DELTA_NORMAL && !e->ops_unknown) {
-		for (i = 0; i < MDOPS_N; i++)
-			ret->v[i] = cur->v[i] >= prev->v[i] ?
-			    cur->v[i] - prev->v[i] :
+		for (i = 0; i < MDOPS_N; i++) {
+			/* Up by less than 2^31 (by far the most a sweep
+			 * sees) and no more than there is: the delta;
+			 * otherwise it went down. */
+			uint32_t moved = (uint32_t)cur->v[i] - prev->v[i];
+
+			ret->v[i] =
+			    moved < (uint32_t)1 << 31 && moved <= cur->v[i] ?
+			    moved :
 			    cur->v[i];
+		}
 	}
-	*prev = *cur;
-	e->ops_unknown = false;
+	for (i = 0; i < MDOPS_N; i++)
+		prev->v[i] = (uint32_t)cur->v[i];
+	e->ops_unknown = 0;
 }
 
 void
+gtable_export_ops(const struct gt_target *tg, const struct gt_export *e,
+    struct mdops *ret)
+{
+	unsigned i;
+
+	for (i = 0; i < MDOPS_N; i++)
+		ret->v[i] = tg->ops[e - tg->exp].v[i];
+}
+
+/* Room for one more element in the array *v of *cap elements of size
+ * bytes, n in use.  Returns 0 or -ENOMEM (*v unchanged). */
+static int
+reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap == 0 ? 64 : *cap * 2;
+	p = realloc(*v, c * size);
+	if (p == NULL)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* c's sums of this sweep, created (zero) if it has none: room was
+ * reserved. */
+static struct gt_sums *
+client_sums(struct gtable *t, struct gt_client *c)
+{
+	if (c->sums == HINDEX_NONE) {
+		memset(&t->sums[t->nsums], 0, sizeof(*t->sums));
+		c->sums = (uint32_t)t->nsums++;
+	}
+	return &t->sums[c->sums];
+}
+
+static struct mdops *
+client_ops(struct gtable *t, struct gt_client *c)
+{
+	if (c->ops == HINDEX_NONE) {
+		memset(&t->cops[t->ncops], 0, sizeof(*t->cops));
+		c->ops = (uint32_t)t->ncops++;
+	}
+	return &t->cops[c->ops];
+}
+
+int
 gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *cur, const struct mdops *ops)
 {
 	struct gt_client *c = &t->clients[e->client];
+	struct delta_sample prev;
 	struct iocount d;
 	struct mdops dops;
 	enum delta_kind kind;
-	uint64_t span_ns, span_us, start, dv[IOCOUNT_N];
+	uint64_t span_ns, span_us, start;
 	bool base = t->baseline || e->base, unmoved;
-	unsigned i;
 
 	assert(e >= tg->exp && e < tg->exp + tg->nexp);
 	unmoved =
-	    e->have && cur->snap_ns != 0 && cur->snap_ns == e->prev.snap_ns;
-	kind =
-	    delta_compute(e->have ? &e->prev : NULL, cur, base, &d, &span_ns);
+	    e->have && cur->snap_ns != 0 && cur->snap_ns == e->prev_snap_ns;
+	if (e->have)
+		export_prev_for(tg, e, cur, &prev);
+	kind = delta_compute(e->have ? &prev : NULL, cur, base, &d, &span_ns);
+	/* Room for the sums first: failing, nothing has changed, and the
+	 * next sweep counts the same delta again. */
+	if (reserve((void **)&t->sums, &t->sumscap, t->nsums,
+	        sizeof(*t->sums)) < 0 ||
+	    (tg->ops != NULL &&
+	        reserve((void **)&t->cops, &t->copscap, t->ncops,
+	            sizeof(*t->cops)) < 0))
+		return -ENOMEM;
 	memset(&dops, 0, sizeof(dops));
 	if (tg->ops != NULL)
 		export_ops_delta(tg, e, kind, ops, &dops);
-	e->prev = *cur;
-	e->have = true;
-	e->base = false;
+	export_set_prev(tg, e, cur);
+	e->have = 1;
+	e->base = 0;
 	/* A file whose snapshot_time did not move was not updated since the
 	 * last read: no time passed for it, and it says nothing about the
 	 * rate (its next delta will cover the whole window). */
 	if (c->peer || base ||
 	    (unmoved && span_ns == 0 && iocount_is_zero(&d) &&
 	        mdops_is_zero(&dops)))
-		return;
-	if (tg->ops != NULL) {
-		/* enable_ops() gave every client a slot. */
-		mdops_add(&t->cops[e->client], &dops);
-		c->ops = true;
-	}
+		return 0;
+	if (!mdops_is_zero(&dops))
+		mdops_add(client_ops(t, c), &dops);
 	/* The files do not time a new export's first delta (nor a file
 	 * whose snapshot_time did not move): it happened since the
 	 * previous sweep. */
@@ -437,10 +649,16 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	span_us = (span_ns + 500) / 1000;
 	if (span_us == 0)
 		span_us = 1;
-	iocount_add(&c->d, &d);
-	iocount_to_array(&d, dv);
-	for (i = 0; i < GT_NCOUNTERS; i++)
-		c->q[i] += (double)dv[i] / (double)span_us;
+	if (!iocount_is_zero(&d)) {
+		struct gt_sums *sm = client_sums(t, c);
+		uint64_t dv[IOCOUNT_N];
+		unsigned i;
+
+		iocount_add(&sm->d, &d);
+		iocount_to_array(&d, dv);
+		for (i = 0; i < GT_NCOUNTERS; i++)
+			sm->q[i] += (double)dv[i] / (double)span_us;
+	}
 	if (span_us < c->smin)
 		c->smin = span_us;
 	if (span_us > c->smax)
@@ -451,6 +669,7 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	if (!c->observed || start < c->start_ns)
 		c->start_ns = start;
 	c->observed = true;
+	return 0;
 }
 
 /* Drop the exports of tg that this sweep did not list. */
@@ -460,7 +679,7 @@ target_prune(struct gtable *t, struct gt_target *tg)
 	size_t i, n = 0;
 
 	for (i = 0; i < tg->nexp; i++) {
-		if (tg->exp[i].seen != t->gen) {
+		if (!tg->exp[i].listed) {
 			t->clients[tg->exp[i].client].nexports--;
 			continue;
 		}
@@ -471,7 +690,8 @@ target_prune(struct gtable *t, struct gt_target *tg)
 	if (n == tg->nexp)
 		return 0;
 	tg->nexp = n;
-	return hindex_rebuild(&tg->index, n, export_hash, tg);
+	slot_rebuild(tg);
+	return 0;
 }
 
 /* Drop targets not found and the exports not listed. */
@@ -497,6 +717,52 @@ prune_targets(struct gtable *t)
 	return rc;
 }
 
+/* The names of the clients kept, packed afresh (the NIDs of clients
+ * dropped are garbage in t->names until then). */
+static int
+names_repack(struct gtable *t)
+{
+	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
+	uint16_t fsmap[MSG_SWEEP_FS_MAX];
+	size_t i, n = 0, nfs = 0, cap = 0;
+	char *v;
+
+	for (i = 0; i < t->nclients; i++)
+		n += strlen(gtable_client_nid(t, (uint32_t)i)) + 1;
+	if (n > 0) {
+		cap = 4096;
+		while (cap < n)
+			cap *= 2;
+	}
+	v = cap > 0 ? malloc(cap) : NULL;
+	if (cap > 0 && v == NULL)
+		return -ENOMEM;
+	for (i = 0; i < MSG_SWEEP_FS_MAX; i++)
+		fsmap[i] = UINT16_MAX;
+	n = 0;
+	for (i = 0; i < t->nclients; i++) {
+		struct gt_client *c = &t->clients[i];
+		const char *nid = t->names + c->name;
+		size_t len = strlen(nid) + 1;
+
+		memcpy(v + n, nid, len);
+		c->name = (uint32_t)n;
+		n += len;
+		if (fsmap[c->fs] == UINT16_MAX) {
+			memcpy(fsv[nfs], t->fsv[c->fs], LTREE_FS_MAX);
+			fsmap[c->fs] = (uint16_t)nfs++;
+		}
+		c->fs = fsmap[c->fs];
+	}
+	free(t->names);
+	t->names = v;
+	t->nnames = n;
+	t->namescap = cap;
+	memcpy(t->fsv, fsv, nfs * sizeof(fsv[0]));
+	t->nfsv = nfs;
+	return 0;
+}
+
 /* Drop the clients no export refers to any more, and renumber. */
 static int
 prune_clients(struct gtable *t)
@@ -520,21 +786,19 @@ prune_clients(struct gtable *t)
 			continue;
 		}
 		map[i] = (uint32_t)n;
-		if (t->cops != NULL)
-			t->cops[n] = t->cops[i];
 		t->clients[n++] = t->clients[i];
 	}
 	t->nclients = n;
+	/* Without memory to repack, the old names stay valid: only the
+	 * garbage stays too. */
+	(void)names_repack(t);
 	rc = hindex_rebuild(&t->cindex, n, client_hash, t);
 	for (i = 0; i < t->ntargets; i++) {
 		struct gt_target *tg = t->targets[i];
-		int trc;
 
 		for (j = 0; j < tg->nexp; j++)
-			tg->exp[j].client = map[tg->exp[j].client];
-		trc = hindex_rebuild(&tg->index, tg->nexp, export_hash, tg);
-		if (rc == 0)
-			rc = trc;
+			tg->exp[j].client = map[tg->exp[j].client] & 0xffffffu;
+		slot_rebuild(tg);
 	}
 	free(map);
 	return rc;
@@ -564,7 +828,7 @@ span_of(uint64_t total, double q)
  */
 static void
 record_spans(const struct gtable *t, const struct gt_client *c,
-    struct gt_record *r)
+    const struct gt_sums *sm, struct gt_record *r)
 {
 	uint64_t gap_us = (t->gap_ns + 500) / 1000, dv[IOCOUNT_N];
 	unsigned i, best = GT_NCOUNTERS;
@@ -578,13 +842,17 @@ record_spans(const struct gtable *t, const struct gt_client *c,
 		r->span_us = c->smin;
 		return;
 	}
-	iocount_to_array(&c->d, dv);
+	if (sm == NULL) {
+		r->span_us = c->smax; /* nothing moved: any span will do */
+		return;
+	}
+	iocount_to_array(&sm->d, dv);
 	for (i = 0; i < GT_NCOUNTERS; i++) {
 		uint64_t v = dv[i];
 
 		if (v == 0)
 			continue;
-		r->cspan_us[i] = span_of(v, c->q[i]);
+		r->cspan_us[i] = span_of(v, sm->q[i]);
 		if (best == GT_NCOUNTERS || (i < 2 && v > dv[best]) ||
 		    (best >= 2 && v > dv[best]))
 			best = i;
@@ -608,17 +876,22 @@ gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg)
 		rc = prune_clients(t);
 	for (i = 0; i < t->nclients; i++) {
 		const struct gt_client *c = &t->clients[i];
+		const struct gt_sums *sm =
+		    c->sums != HINDEX_NONE ? &t->sums[c->sums] : NULL;
 
 		if (c->peer)
 			continue;
-		r.fs = c->fs;
-		r.nid = c->nid;
-		r.d = c->d;
-		record_spans(t, c, &r);
+		r.fs = gtable_client_fs(t, (uint32_t)i);
+		r.nid = gtable_client_nid(t, (uint32_t)i);
+		if (sm != NULL)
+			r.d = sm->d;
+		else
+			memset(&r.d, 0, sizeof(r.d));
+		record_spans(t, c, sm, &r);
 		r.start_ns = c->observed    ? c->start_ns :
 		    t->sweep_ns > t->gap_ns ? t->sweep_ns - t->gap_ns :
 		                              0;
-		r.ops = c->ops ? &t->cops[i] : NULL;
+		r.ops = c->ops != HINDEX_NONE ? &t->cops[c->ops] : NULL;
 		if (erc == 0)
 			erc = emit(arg, &r);
 	}
@@ -659,18 +932,22 @@ gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	rc = client_get(t, tg->fs, nid, &client);
 	if (rc < 0)
 		return rc;
-	if (hindex_find(&tg->index, client_pos_hash(client), export_match, tg,
-	        &client) != HINDEX_NONE)
+	if (slot_get(tg, client) != HINDEX_NONE)
 		return -EEXIST;
 	e = export_add(t, tg, client, &rc);
 	if (e == NULL)
 		return rc;
-	e->ino = ino;
+	e->ino = (uint32_t)ino;
 	if (prev != NULL) {
-		e->prev = *prev;
-		e->have = true;
-		if (tg->ops != NULL && prev_ops != NULL)
-			tg->ops[e - tg->exp] = *prev_ops;
+		export_restore_prev(tg, e, prev);
+		e->have = 1;
+		if (tg->ops != NULL && prev_ops != NULL) {
+			unsigned i;
+
+			for (i = 0; i < MDOPS_N; i++)
+				tg->ops[e - tg->exp].v[i] =
+				    (uint32_t)prev_ops->v[i];
+		}
 		e->ops_unknown = tg->ops != NULL && prev_ops == NULL;
 	}
 	if (classified)

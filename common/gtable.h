@@ -8,11 +8,15 @@
  *    target re-created between two sweeps (failover, remount) is noticed
  *    even when its counters happen to have climbed back;
  *  - exports: per target, one flat array of the client NIDs it exports to,
- *    each with the counters last read (struct delta_sample), the inode of
- *    its NID directory (a directory re-created by exports/clear is a new
- *    export) and what its uuid file said, read once;
+ *    each with the counters last read (a struct delta_sample, packed in
+ *    64 bytes: struct gt_export), the inode of its NID directory (a
+ *    directory re-created by exports/clear is a new export) and what its
+ *    uuid file said, read once; found by client index (gt_target.slot),
+ *    and most often at once, as the next one listed (gt_target.cursor);
  *  - clients: one per (filesystem, NID), shared by that NID's exports on
- *    every target of the filesystem, where a sweep's deltas are summed.
+ *    every target of the filesystem, where a sweep's deltas are summed
+ *    (only the clients whose counters moved get sums: gtable.sums).
+ *    Their NIDs are kept once, in gtable.names.
  *
  * A sweep: gtable_sweep_begin(), then for each target listed
  * gtable_target(), for each NID directory listed gtable_export(), and for
@@ -27,9 +31,9 @@
  * D_c / span_c is exactly the sum of each target's own rate.
  *
  * Metadata ops (mdops.h): only MDT targets keep their exports' previous
- * op counts (a side array parallel to exp[]), and only a table that has
- * seen an MDT keeps per-client op sums (parallel to clients[]), so an
- * OSS pays nothing for them.  An export's op deltas follow the kind of
+ * op counts (a side array parallel to exp[]), and only the clients whose
+ * op counts moved get op sums (gtable.cops), so an OSS pays nothing for
+ * them.  An export's op deltas follow the kind of
  * delta delta_compute() decided for its counters; per-op rates share the
  * span of mds_ops.
  */
@@ -45,38 +49,76 @@
 #include "iocount.h"
 #include "lustre_tree.h"
 #include "mdops.h"
+#include "msg.h"
 #include "nid.h"
 
 #define GT_NCOUNTERS 6 /* the fields of struct iocount, in order */
 
-struct gt_client {
-	char fs[LTREE_FS_MAX];
-	char nid[NID_STR_MAX];
-	bool peer;         /* a server on some target of fs: never reported */
-	uint32_t nexports; /* exports referring to it */
-	/* This sweep's sums. */
-	bool observed;          /* at least one export read */
-	struct iocount d;       /* deltas */
-	double q[GT_NCOUNTERS]; /* sum of d_c / s, s in microseconds */
-	uint64_t smin, smax;    /* export spans, microseconds */
-	uint64_t start_ns;      /* earliest span start */
-	bool ops;               /* MDT op deltas were added (gtable.cops) */
+/* An MDT export's op counts, low 32 bits of each. */
+struct gt_ops32 {
+	uint32_t v[MDOPS_N];
 };
 
+/* Exports and clients are limited to what 24 bits can number. */
+#define GT_INDEX_MAX ((uint32_t)1 << 24)
+
+struct gt_client {
+	uint32_t name;     /* its NID: an offset into gtable.names */
+	uint16_t fs;       /* its filesystem: an index into gtable.fsv */
+	bool peer;         /* a server on some target of fs: never reported */
+	bool observed;     /* this sweep: at least one export read */
+	uint32_t nexports; /* exports referring to it */
+	/* This sweep's sums of what moved, when something did: positions
+	 * in gtable.sums and gtable.cops, or HINDEX_NONE (all zero).  An
+	 * idle client, most of them most of the time, costs no more. */
+	uint32_t sums;
+	uint32_t ops;
+	uint64_t smin, smax; /* export spans, microseconds */
+	uint64_t start_ns;   /* earliest span start */
+};
+
+/* A client's deltas in a sweep, and what makes its spans exact. */
+struct gt_sums {
+	struct iocount d;       /* deltas */
+	double q[GT_NCOUNTERS]; /* sum of d_c / s, s in microseconds */
+};
+
+/*
+ * One export, in 64 bytes: an OSS holds one per client per OST, and they
+ * are most of its memory (docs/performance.md).  What its stats file said
+ * last time is a struct delta_sample, kept smaller:
+ *  - without the counter the target's kind never has (an OST has no
+ *    mds_ops, an MDT no oss_ops);
+ *  - the total of all samples as its low 32 bits: it is only ever
+ *    compared with the next read's, and moves by far less than 2^31 in
+ *    a sweep, so serial-number arithmetic (RFC 1982) gives the same
+ *    answers as the whole value;
+ *  - start_time as a 32-bit tag (gtable_start_tag()): it is only ever
+ *    tested for a change.
+ * gtable_export_prev() gives it back in that form, which is also the
+ * form the state file keeps (version 4).
+ */
+#define GT_PREV_N 5 /* read/write bytes and ops, then oss_ops or mds_ops */
+
 struct gt_export {
-	uint32_t client; /* index into gtable.clients */
-	uint8_t cls;     /* enum ltree_peer */
-	bool classified; /* cls is known */
+	uint64_t prev_c[GT_PREV_N];
+	uint64_t prev_snap_ns;
+	uint32_t prev_samples;   /* low 32 bits */
+	uint32_t prev_start_tag; /* gtable_start_tag(start_ns) */
+	unsigned client : 24;    /* index into gtable.clients */
+	unsigned cls : 2;        /* enum ltree_peer */
+	unsigned classified : 1; /* cls is known */
 	/* First seen on a target new to us but not to Lustre (the
 	 * configuration now reads more): a baseline, not a new export. */
-	bool base;
-	bool have;     /* prev holds a read */
-	uint64_t ino;  /* of the NID directory, 0 if unknown */
-	uint64_t seen; /* the last sweep that listed it */
-	struct delta_sample prev;
+	unsigned base : 1;
+	unsigned have : 1;   /* prev_* hold a read */
+	unsigned listed : 1; /* listed by this sweep */
 	/* MDT: prev holds no op counts (state saved by an older version):
 	 * the next op delta is a baseline unless the counters reset. */
-	bool ops_unknown;
+	unsigned ops_unknown : 1;
+	/* The NID directory's inode (low 32 bits: procfs and debugfs number
+	 * them in 32 bits), 0 if unknown. */
+	uint32_t ino;
 };
 
 struct gt_target {
@@ -89,10 +131,19 @@ struct gt_target {
 	bool base;         /* its new exports are baselines (see gtable) */
 	struct gt_export *exp;
 	/* MDT only (NULL on an OST): the op counts last read of each
-	 * export, parallel to exp[] (same capacity). */
-	struct mdops *ops;
+	 * export, parallel to exp[] (same capacity), as their low 32 bits:
+	 * like the samples total, each is only ever compared with the next
+	 * read's (see struct gt_export). */
+	struct gt_ops32 *ops;
 	size_t nexp, cap;
-	struct hindex index; /* by client index */
+	/* By client index: the position of its export in exp[], or
+	 * HINDEX_NONE; entries from nslot on are HINDEX_NONE too. */
+	uint32_t *slot;
+	size_t nslot, slotcap;
+	/* Where the next export listed probably is: a directory lists its
+	 * entries in the same order every time, so that most lookups are
+	 * one string comparison. */
+	size_t cursor;
 };
 
 /* What a sweep reports for one client: the record of a SWEEP. */
@@ -104,8 +155,8 @@ struct gt_record {
 	uint64_t cspan_us[GT_NCOUNTERS]; /* per counter; 0: span_us */
 	uint64_t start_ns;               /* when the span starts */
 	/* The op deltas summed over the client's MDT exports counted this
-	 * sweep, or NULL: none (no MDT export, a baseline).  Valid during
-	 * the emit call. */
+	 * sweep, or NULL: all zero (no MDT export, a baseline, or no op
+	 * moved).  Valid during the emit call. */
 	const struct mdops *ops;
 };
 
@@ -114,7 +165,14 @@ struct gtable {
 	size_t ntargets, tcap;
 	struct gt_client *clients;
 	size_t nclients, ccap;
-	struct hindex cindex;   /* by (fs, nid) */
+	struct hindex cindex; /* by (fs, nid) */
+	/* Every client's NID once, NUL-terminated (gt_client.name), and the
+	 * filesystems' names (gt_client.fs): kept apart from the clients,
+	 * whose NIDs would otherwise take NID_STR_MAX bytes each. */
+	char *names;
+	size_t nnames, namescap;
+	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
+	size_t nfsv;
 	uint64_t gen;           /* sweeps begun, 0 before the first */
 	bool history;           /* a sweep completed, or state was restored */
 	bool baseline;          /* this sweep is the very first: no deltas */
@@ -124,10 +182,12 @@ struct gtable {
 	/* Set by the caller for one sweep: targets not known yet were there
 	 * all along (the configuration now reads more): baselines. */
 	bool new_targets_are_old;
-	/* This sweep's op sums, parallel to clients[] (capacity ccap), once
-	 * an MDT target has been seen (mdt); NULL before. */
+	/* This sweep's sums of the clients whose counters moved, and op
+	 * sums of those whose MDT op counts did (gt_client.sums, .ops). */
+	struct gt_sums *sums;
+	size_t nsums, sumscap;
 	struct mdops *cops;
-	bool mdt;
+	size_t ncops, copscap;
 };
 
 void gtable_init(struct gtable *t);
@@ -176,8 +236,8 @@ gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls);
 
 /* Count cur, the counters just read from e's stats file (e an export of
  * tg), and on an MDT ops, the op counts read with them (NULL: all zero;
- * ignored on an OST). */
-void gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
+ * ignored on an OST).  Returns 0, or -ENOMEM with nothing changed. */
+int gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *cur, const struct mdops *ops);
 
 /* Called for each client record at the end of a sweep; a non-zero
@@ -192,8 +252,9 @@ typedef int (*gtable_emit_fn)(void *arg, const struct gt_record *r);
 int gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg);
 
 /* State restore (gstate.c): a target and an export as they were saved
- * (prev NULL: listed, never read).  prev_ops: an MDT export's op counts
- * read with prev, NULL when the state did not keep them (the next op
+ * (prev NULL: listed, never read; else in gtable_export_prev()'s form,
+ * samples and start_ns tag truncated to 32 bits).  prev_ops: an MDT export's op
+ * counts read with prev, NULL when the state did not keep them (the next op
  * delta is then a baseline); ignored on an OST. */
 struct gt_target *gtable_restore_target(struct gtable *t, const char *name,
     const char *fs, enum lh_target_kind kind, uint64_t dev, uint64_t ino);
@@ -202,6 +263,33 @@ int gtable_restore_export(struct gtable *t, struct gt_target *tg,
     const struct delta_sample *prev, const struct mdops *prev_ops);
 /* Restoring is done: the previous sweep was at last_sweep_ns. */
 void gtable_restored(struct gtable *t, uint64_t last_sweep_ns);
+
+/* A client's NID and filesystem. */
+static inline const char *
+gtable_client_nid(const struct gtable *t, uint32_t client)
+{
+	return t->names + t->clients[client].name;
+}
+
+static inline const char *
+gtable_client_fs(const struct gtable *t, uint32_t client)
+{
+	return t->fsv[t->clients[client].fs];
+}
+
+/* What e's stats file said when last read (e->have): into ret, with
+ * samples as its low 32 bits and start_ns as its tag. */
+void gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
+    struct delta_sample *ret);
+
+/* The op counts an MDT export read last (tg an MDT, e->have), in the
+ * form they are kept: low 32 bits of each.  Into ret. */
+void gtable_export_ops(const struct gt_target *tg, const struct gt_export *e,
+    struct mdops *ret);
+
+/* The tag of a start_time (0: none), a 32-bit digest that changes when
+ * the time does (but for one pair in 2^31). */
+uint32_t gtable_start_tag(uint64_t start_ns);
 
 /* Counts, for logs: exports over all targets. */
 size_t gtable_nexports(const struct gtable *t);

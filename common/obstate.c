@@ -89,13 +89,15 @@ put_batch(struct statefile_out *o, const struct outbox_batch *b)
 	(void)wbuf_put_varint(w, b->n);
 	for (i = 0; i < b->n; i++) {
 		const struct outbox_rec *r = &b->recs[i];
+		uint64_t cspans[MSG_NCOUNTERS];
 
-		(void)wbuf_put_str8(w, r->fs);
-		(void)wbuf_put_str8(w, r->nid);
+		(void)wbuf_put_str8(w, outbox_rec_fs(b, r));
+		(void)wbuf_put_str8(w, outbox_rec_nid(b, r));
 		obstate_put_counters(w, &r->d);
 		(void)wbuf_put_varint(w, r->span_us);
+		outbox_rec_cspans(b, r, cspans);
 		for (c = 0; c < MSG_NCOUNTERS; c++)
-			(void)wbuf_put_varint(w, r->cspan_us[c]);
+			(void)wbuf_put_varint(w, cspans[c]);
 		obstate_put_ops(w,
 		    r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL);
 		statefile_maybe_flush(o);

@@ -19,6 +19,8 @@ batch_free(struct outbox_batch *b)
 {
 	free(b->recs);
 	free(b->ops);
+	free(b->cspans);
+	free(b->names);
 	hindex_free(&b->index);
 	batch_init(b);
 }
@@ -29,6 +31,9 @@ batch_clear(struct outbox_batch *b)
 {
 	b->n = 0;
 	b->nops = 0;
+	b->ncspans = 0;
+	b->nnames = 0;
+	b->nfsv = 0;
 	b->batch = 0;
 	b->first_sweep = 0;
 	b->last_sweep = 0;
@@ -58,7 +63,8 @@ rec_hash(const void *ctx, uint32_t idx)
 {
 	const struct outbox_batch *b = ctx;
 
-	return hindex_hash_pair(b->recs[idx].fs, b->recs[idx].nid);
+	return hindex_hash_pair(outbox_rec_fs(b, &b->recs[idx]),
+	    outbox_rec_nid(b, &b->recs[idx]));
 }
 
 struct rec_key {
@@ -72,8 +78,52 @@ rec_match(const void *ctx, uint32_t idx, const void *key)
 	const struct outbox_batch *b = ctx;
 	const struct rec_key *k = key;
 
-	return strcmp(b->recs[idx].nid, k->nid) == 0 &&
-	    strcmp(b->recs[idx].fs, k->fs) == 0;
+	return strcmp(outbox_rec_nid(b, &b->recs[idx]), k->nid) == 0 &&
+	    strcmp(outbox_rec_fs(b, &b->recs[idx]), k->fs) == 0;
+}
+
+/* The index of fs in b->fsv, added if new: -E2BIG past what one SWEEP
+ * carries. */
+static int
+batch_fs(struct outbox_batch *b, const char *fs, uint16_t *ret)
+{
+	uint16_t i;
+
+	for (i = 0; i < b->nfsv; i++) {
+		if (strcmp(b->fsv[i], fs) == 0)
+			break;
+	}
+	if (i == b->nfsv) {
+		if (b->nfsv == MSG_SWEEP_FS_MAX)
+			return -E2BIG;
+		memcpy(b->fsv[b->nfsv++], fs, strlen(fs) + 1);
+	}
+	*ret = i;
+	return 0;
+}
+
+/* A copy of nid in b->names: its offset, or -ENOMEM. */
+static int
+batch_name(struct outbox_batch *b, const char *nid, uint32_t *ret)
+{
+	size_t n = strlen(nid) + 1;
+
+	if (b->nnames + n > b->namescap) {
+		size_t cap = b->namescap == 0 ? 4096 : b->namescap * 2;
+		char *v;
+
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		v = realloc(b->names, cap);
+		if (v == NULL)
+			return -ENOMEM;
+		b->names = v;
+		b->namescap = cap;
+	}
+	memcpy(b->names + b->nnames, nid, n);
+	*ret = (uint32_t)b->nnames;
+	b->nnames += n;
+	return 0;
 }
 
 /* The record of (fs, nid) in b, created (zeroed) if absent. */
@@ -83,7 +133,8 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	struct rec_key k = {fs, nid};
 	struct outbox_rec *r;
 	uint64_t h = hindex_hash_pair(fs, nid);
-	uint32_t idx;
+	uint32_t idx, name;
+	uint16_t fsi;
 
 	idx = hindex_find(&b->index, h, rec_match, b, &k);
 	if (idx != HINDEX_NONE)
@@ -103,14 +154,23 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 		b->recs = r;
 		b->cap = cap;
 	}
-	r = &b->recs[b->n];
-	memset(r, 0, sizeof(*r));
-	memcpy(r->fs, fs, strlen(fs) + 1);
-	memcpy(r->nid, nid, strlen(nid) + 1);
-	r->ops = OUTBOX_NO_OPS;
-	*rc = hindex_add(&b->index, h, (uint32_t)b->n, rec_hash, b);
+	*rc = batch_fs(b, fs, &fsi);
 	if (*rc < 0)
 		return NULL;
+	*rc = batch_name(b, nid, &name);
+	if (*rc < 0)
+		return NULL;
+	r = &b->recs[b->n];
+	memset(r, 0, sizeof(*r));
+	r->nid = name;
+	r->fs = fsi;
+	r->ops = OUTBOX_NO_OPS;
+	r->cspan = OUTBOX_NO_OPS;
+	*rc = hindex_add(&b->index, h, (uint32_t)b->n, rec_hash, b);
+	if (*rc < 0) {
+		b->nnames = name; /* the name goes with the record */
+		return NULL;
+	}
 	b->n++;
 	return r;
 }
@@ -156,12 +216,55 @@ span_add(uint64_t a, uint64_t b)
 	return a + b;
 }
 
+void
+outbox_rec_cspans(const struct outbox_batch *b, const struct outbox_rec *r,
+    uint64_t ret[MSG_NCOUNTERS])
+{
+	unsigned i;
+
+	for (i = 0; i < MSG_NCOUNTERS; i++)
+		ret[i] = r->cspan != OUTBOX_NO_OPS ? b->cspans[r->cspan][i] :
+		                                     r->span_us;
+}
+
+/* Room for one more counter-span slot in b.  Returns 0 or -ENOMEM. */
+static int
+batch_reserve_cspans(struct outbox_batch *b)
+{
+	size_t cap;
+	uint64_t(*v)[MSG_NCOUNTERS];
+
+	if (b->ncspans < b->cspanscap)
+		return 0;
+	cap = b->cspanscap == 0 ? 64 : b->cspanscap * 2;
+	v = realloc(b->cspans, cap * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	b->cspans = v;
+	b->cspanscap = cap;
+	return 0;
+}
+
+/* Whether an add gives some counter a span other than span_us. */
+static bool
+own_cspans(uint64_t span_us, const uint64_t *cspan_us)
+{
+	unsigned i;
+
+	for (i = 0; cspan_us != NULL && i < MSG_NCOUNTERS; i++) {
+		if (cspan_us[i] != 0 && cspan_us[i] != span_us)
+			return true;
+	}
+	return false;
+}
+
 int
 outbox_add(struct outbox *ob, const char *fs, const char *nid,
     const struct iocount *d, const struct mdops *ops, uint64_t span_us,
     const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns)
 {
 	struct outbox_batch *b = &ob->pending;
+	bool own = own_cspans(span_us, cspan_us);
 	struct outbox_rec *r;
 	unsigned i;
 	int rc = 0;
@@ -171,7 +274,8 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 		return -EINVAL;
 	if (ops != NULL && mdops_is_zero(ops))
 		ops = NULL;
-	if (ops != NULL && batch_reserve_ops(b) < 0)
+	if ((ops != NULL && batch_reserve_ops(b) < 0) ||
+	    (own && batch_reserve_cspans(b) < 0))
 		return -ENOMEM;
 	r = batch_get(b, fs, nid, &rc);
 	if (r == NULL) {
@@ -182,14 +286,23 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 	if (ops != NULL)
 		rec_add_ops(b, r, ops);
 	iocount_add(&r->d, d);
-	r->span_us = span_add(r->span_us, span_us);
-	for (i = 0; i < MSG_NCOUNTERS; i++) {
-		uint64_t cs = cspan_us != NULL && cspan_us[i] != 0 ?
-		    cspan_us[i] :
-		    span_us;
-
-		r->cspan_us[i] = span_add(r->cspan_us[i], cs);
+	if (own && r->cspan == OUTBOX_NO_OPS) {
+		/* Until now every counter's span was span_us. */
+		for (i = 0; i < MSG_NCOUNTERS; i++)
+			b->cspans[b->ncspans][i] = r->span_us;
+		r->cspan = (uint32_t)b->ncspans++;
 	}
+	if (r->cspan != OUTBOX_NO_OPS) {
+		for (i = 0; i < MSG_NCOUNTERS; i++) {
+			uint64_t cs = cspan_us != NULL && cspan_us[i] != 0 ?
+			    cspan_us[i] :
+			    span_us;
+
+			b->cspans[r->cspan][i] =
+			    span_add(b->cspans[r->cspan][i], cs);
+		}
+	}
+	r->span_us = span_add(r->span_us, span_us);
 	if (b->first_sweep == 0 || sweep_id < b->first_sweep)
 		b->first_sweep = sweep_id;
 	if (sweep_id > b->last_sweep)
@@ -239,50 +352,38 @@ common_span(const struct outbox_batch *b)
 	return best;
 }
 
+static void
+rec_get(const void *ctx, size_t i, struct msg_rec *ret)
+{
+	const struct outbox_batch *b = ctx;
+	const struct outbox_rec *r = &b->recs[i];
+
+	ret->fs = r->fs;
+	ret->nid = outbox_rec_nid(b, r);
+	ret->d = r->d;
+	ret->span_us = r->span_us;
+	/* The encoder sets bit 7 only for records whose counters' spans
+	 * differ from span_us. */
+	outbox_rec_cspans(b, r, ret->cspan_us);
+	ret->has_cspan = false;
+	ret->ops = r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL;
+}
+
 static int
 batch_encode(const struct outbox_batch *b, bool ops, struct wbuf *w)
 {
 	static const struct msg_sweep zero;
 	struct msg_sweep h = zero;
-	struct msg_rec *recs;
-	size_t i;
-	unsigned f;
-	int rc;
 
 	h.batch = b->batch;
 	h.first_sweep = b->first_sweep;
 	h.start_ns = b->start_ns;
 	h.span_us = common_span(b);
 	h.ops = ops;
-	recs = calloc(b->n > 0 ? b->n : 1, sizeof(*recs));
-	if (recs == NULL)
-		return -ENOMEM;
-	for (i = 0; i < b->n; i++) {
-		const struct outbox_rec *r = &b->recs[i];
-
-		for (f = 0; f < h.nfs; f++) {
-			if (strcmp(h.fs[f], r->fs) == 0)
-				break;
-		}
-		if (f == h.nfs) {
-			if (h.nfs == MSG_SWEEP_FS_MAX) {
-				free(recs);
-				return -E2BIG;
-			}
-			memcpy(h.fs[h.nfs++], r->fs, MSG_FS_MAX);
-		}
-		recs[i].fs = (uint16_t)f;
-		recs[i].nid = r->nid;
-		recs[i].d = r->d;
-		recs[i].span_us = r->span_us;
-		/* The encoder sets bit 7 only for records whose counters'
-		 * spans differ from span_us. */
-		memcpy(recs[i].cspan_us, r->cspan_us, sizeof(r->cspan_us));
-		recs[i].ops = r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL;
-	}
-	rc = msg_sweep_encode(w, &h, recs, b->n);
-	free(recs);
-	return rc;
+	/* The batch's filesystems are the SWEEP's, in the same order. */
+	h.nfs = b->nfsv;
+	memcpy(h.fs, b->fsv, b->nfsv * sizeof(b->fsv[0]));
+	return msg_sweep_encode_from(w, &h, rec_get, b, b->n);
 }
 
 /* The pending batch becomes the one in flight, numbered batch; the old
@@ -377,7 +478,9 @@ outbox_acked(struct outbox *ob, uint64_t batch)
 {
 	if (!ob->have_inflight || ob->inflight.batch != batch)
 		return -ESRCH;
-	batch_clear(&ob->inflight);
+	/* Freed, not kept: between sweeps the gatherer then holds no
+	 * batch at all, only its tables. */
+	batch_free(&ob->inflight);
 	ob->have_inflight = false;
 	return 0;
 }

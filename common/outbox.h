@@ -33,14 +33,14 @@ struct wbuf;
 #define OUTBOX_NO_OPS   UINT32_MAX /* outbox_rec.ops: none */
 
 struct outbox_rec {
-	char fs[MSG_FS_MAX];
-	char nid[NID_STR_MAX];
+	uint32_t nid; /* offset of its NID in the batch's names */
+	uint16_t fs;  /* index into the batch's fsv */
 	struct iocount d;
 	uint64_t span_us;
-	/* Each counter's span (struct iocount order), summed like span_us:
-	 * an add without a span of its own for a counter adds span_us. */
-	uint64_t cspan_us[MSG_NCOUNTERS];
 	uint32_t ops; /* index into the batch's ops[], or OUTBOX_NO_OPS */
+	/* Index into the batch's cspans[], or OUTBOX_NO_OPS: every
+	 * counter's span is span_us (outbox_rec_cspans()). */
+	uint32_t cspan;
 };
 
 struct outbox_batch {
@@ -53,7 +53,36 @@ struct outbox_batch {
 	struct hindex index; /* over recs, by (fs, nid) */
 	struct mdops *ops;   /* op sums of the records that have some */
 	size_t nops, opscap;
+	/* Each counter's span (struct iocount order), summed like span_us
+	 * (an add without a span of its own for a counter adds span_us),
+	 * kept only for the records where one differs from span_us. */
+	uint64_t (*cspans)[MSG_NCOUNTERS];
+	size_t ncspans, cspanscap;
+	/* The records' NIDs, each once and NUL-terminated, and their
+	 * filesystems: a record does not carry NID_STR_MAX bytes of its
+	 * own. */
+	char *names;
+	size_t nnames, namescap;
+	char fsv[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
+	uint16_t nfsv;
 };
+
+/* A record's NID and filesystem. */
+static inline const char *
+outbox_rec_nid(const struct outbox_batch *b, const struct outbox_rec *r)
+{
+	return b->names + r->nid;
+}
+
+static inline const char *
+outbox_rec_fs(const struct outbox_batch *b, const struct outbox_rec *r)
+{
+	return b->fsv[r->fs];
+}
+
+/* A record's span of each counter, into ret. */
+void outbox_rec_cspans(const struct outbox_batch *b, const struct outbox_rec *r,
+    uint64_t ret[MSG_NCOUNTERS]);
 
 struct outbox {
 	uint64_t last_batch; /* the last number handed out */
@@ -73,7 +102,8 @@ void outbox_free(struct outbox *ob);
  * NULL) gives each counter its own span, in struct iocount order, a 0
  * meaning span_us (so does NULL for every counter).  Coalesced into the
  * pending batch: deltas, op counts and spans added up, spans saturating
- * at 2^63-1.  Returns 0, -EINVAL (bad names), -ENOMEM or -ENOSPC (too
+ * at 2^63-1.  Returns 0, -EINVAL (bad names), -E2BIG (more filesystems than
+ * a SWEEP carries), -ENOMEM or -ENOSPC (too
  * many keys: counted in ob->dropped).
  */
 int outbox_add(struct outbox *ob, const char *fs, const char *nid,

@@ -130,9 +130,8 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 		    rc == 0 ? ltree_classify_uuid(g->buf, len) :
 		              LTREE_PEER_STALE);
 	}
-	gtable_observe(&g->table, tg, e, &cur,
+	return gtable_observe(&g->table, tg, e, &cur,
 	    lt->kind == LH_TARGET_MDT ? &ops : NULL);
-	return 0;
 }
 
 /* List one target's exports/ and read every NID directory in it. */

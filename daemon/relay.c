@@ -126,13 +126,15 @@ reroute(struct relay *r, const struct outbox_batch *b)
 
 	for (i = 0; i < b->n; i++) {
 		const struct outbox_rec *rec = &b->recs[i];
-		int k = route_of(r, rec->nid);
+		int k = route_of(r, outbox_rec_nid(b, rec));
+		uint64_t cspans[MSG_NCOUNTERS];
 
+		outbox_rec_cspans(b, rec, cspans);
 		if (k < 0 ||
-		    outbox_add(&r->routes[k].ob, rec->fs, rec->nid, &rec->d,
+		    outbox_add(&r->routes[k].ob, outbox_rec_fs(b, rec),
+		        outbox_rec_nid(b, rec), &rec->d,
 		        rec->ops != OUTBOX_NO_OPS ? &b->ops[rec->ops] : NULL,
-		        rec->span_us, rec->cspan_us, b->last_sweep,
-		        b->start_ns) < 0)
+		        rec->span_us, cspans, b->last_sweep, b->start_ns) < 0)
 			r->lost++;
 		else
 			r->rerouted++;

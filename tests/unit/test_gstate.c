@@ -11,6 +11,7 @@
 #include "err.h"
 #include "gstate.h"
 #include "gtable.h"
+#include "obstate.h"
 #include "hmac.h"
 #include "mdops.h"
 #include "outbox.h"
@@ -154,13 +155,15 @@ assert_same_tables(const struct gtable *t, const struct gtable *t2)
 		for (j = 0; j < x->nexp; j++) {
 			const struct gt_export *a = &x->exp[j];
 			const struct gt_export *b = &y->exp[j];
+			struct delta_sample pa, pb;
 
-			ck_assert_str_eq(t2->clients[b->client].nid,
-			    t->clients[a->client].nid);
+			ck_assert_str_eq(gtable_client_nid(t2, b->client),
+			    gtable_client_nid(t, a->client));
 			ck_assert_uint_eq(b->cls, a->cls);
 			ck_assert_uint_eq(b->ino, a->ino);
-			ck_assert(
-			    memcmp(&b->prev, &a->prev, sizeof(a->prev)) == 0);
+			gtable_export_prev(x, a, &pa);
+			gtable_export_prev(y, b, &pb);
+			ck_assert(memcmp(&pb, &pa, sizeof(pa)) == 0);
 			ck_assert_int_eq(b->ops_unknown, a->ops_unknown);
 			if (x->ops != NULL)
 				ck_assert(memcmp(&y->ops[j], &x->ops[j],
@@ -200,7 +203,8 @@ START_TEST(round_trip)
 	/* The peer is still a peer. */
 	for (i = 0; i < t2.nclients; i++)
 		ck_assert_int_eq(t2.clients[i].peer,
-		    strcmp(t2.clients[i].nid, "10.0.0.1@o2ib") == 0);
+		    strcmp(gtable_client_nid(&t2, (uint32_t)i),
+		        "10.0.0.1@o2ib") == 0);
 	/* The outbox: same number, same bytes, in flight and pending. */
 	ck_assert_uint_eq(ob2.last_batch, 42);
 	ck_assert(ob2.have_inflight);
@@ -331,21 +335,27 @@ v2_target(struct wbuf *w, const struct gtable *t, const struct gt_target *tg,
 	(void)wbuf_put_varint(w, tg->nexp);
 	for (i = 0; i < tg->nexp; i++) {
 		const struct gt_export *e = &tg->exp[i];
+		struct delta_sample prev;
 
-		(void)wbuf_put_str8(w, t->clients[e->client].nid);
+		gtable_export_prev(tg, e, &prev);
+		(void)wbuf_put_str8(w, gtable_client_nid(t, e->client));
 		(void)wbuf_put_varint(w, e->ino);
 		(void)wbuf_put_u8(w,
 		    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
 		        (e->have ? 8u : 0u) | extra_flags));
-		v2_counters(w, &e->prev.c);
-		(void)wbuf_put_varint(w, e->prev.samples);
-		(void)wbuf_put_varint(w, e->prev.snap_ns);
-		(void)wbuf_put_varint(w, e->prev.start_ns);
+		v2_counters(w, &prev.c);
+		(void)wbuf_put_varint(w, prev.samples);
+		(void)wbuf_put_varint(w, prev.snap_ns);
+		/* Whole, as versions 2 and 3 kept it (the table keeps a tag
+		 * of it): every sample() has the same start. */
+		(void)wbuf_put_varint(w,
+		    prev.start_ns != 0 ? T0 - 3600 * S : 0);
 	}
 }
 
+/* with_ops: version 3's records, each followed by its op counts. */
 static void
-v2_batch(struct wbuf *w, const struct outbox_batch *b)
+v2_batch(struct wbuf *w, const struct outbox_batch *b, bool with_ops)
 {
 	size_t i;
 	unsigned c;
@@ -357,13 +367,18 @@ v2_batch(struct wbuf *w, const struct outbox_batch *b)
 	(void)wbuf_put_varint(w, b->n);
 	for (i = 0; i < b->n; i++) {
 		const struct outbox_rec *r = &b->recs[i];
+		uint64_t cspans[MSG_NCOUNTERS];
 
-		(void)wbuf_put_str8(w, r->fs);
-		(void)wbuf_put_str8(w, r->nid);
+		(void)wbuf_put_str8(w, outbox_rec_fs(b, r));
+		(void)wbuf_put_str8(w, outbox_rec_nid(b, r));
 		v2_counters(w, &r->d);
 		(void)wbuf_put_varint(w, r->span_us);
+		outbox_rec_cspans(b, r, cspans);
 		for (c = 0; c < MSG_NCOUNTERS; c++)
-			(void)wbuf_put_varint(w, r->cspan_us[c]);
+			(void)wbuf_put_varint(w, cspans[c]);
+		if (with_ops)
+			obstate_put_ops(w,
+			    r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL);
 	}
 }
 
@@ -389,8 +404,8 @@ v2_encode(struct wbuf *w, const struct gtable *t, const struct outbox *ob,
 		v2_target(w, t, t->targets[i], extra_flags);
 	(void)wbuf_put_u8(w, ob->have_inflight ? 1 : 0);
 	if (ob->have_inflight)
-		v2_batch(w, &ob->inflight);
-	v2_batch(w, &ob->pending);
+		v2_batch(w, &ob->inflight, version >= 3);
+	v2_batch(w, &ob->pending, version >= 3);
 	ck_assert_int_eq(sha256(w->data, w->len, sum), 0);
 	(void)wbuf_put(w, sum, sizeof(sum));
 	ck_assert_int_eq(wbuf_status(w), 0);
@@ -401,7 +416,6 @@ v2_encode(struct wbuf *w, const struct gtable *t, const struct outbox *ob,
  * delta is a baseline, not all they ever counted; a save keeps that. */
 START_TEST(version2_read)
 {
-	static const struct mdops zero;
 	struct gtable t, t2, t3;
 	struct outbox ob, ob2, ob3;
 	struct lh_err err;
@@ -437,11 +451,11 @@ START_TEST(version2_read)
 	tg = t.targets[1];
 	for (i = 0; i < tg->nexp; i++) {
 		tg->exp[i].ops_unknown = tg->exp[i].have;
-		tg->ops[i] = zero;
+		memset(&tg->ops[i], 0, sizeof(tg->ops[i]));
 	}
 	assert_same_tables(&t, &t2);
 
-	/* Saved again (version 3) before any sweep: still unknown. */
+	/* Saved again (version 4) before any sweep: still unknown. */
 	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
 	ck_assert_int_eq(gstate_save(path, 77, &t2, &ob2, &err), 0);
 	gtable_init(&t3);
@@ -471,13 +485,14 @@ START_TEST(version2_read)
 	ck_assert_int_eq(gtable_sweep_end(&t3, to_outbox, &ob3), 0);
 	for (i = 0; i < ob3.pending.n; i++) {
 		const struct outbox_rec *r = &ob3.pending.recs[i];
+		const char *nid = outbox_rec_nid(&ob3.pending, r);
 
 		/* Added to the pending batch: two targets' deltas of the
 		 * third sweep, then the MDT's of this one. */
 		n_ops += r->ops != OUTBOX_NO_OPS;
-		if (strcmp(r->nid, "10.1.0.1@o2ib") == 0)
+		if (strcmp(nid, "10.1.0.1@o2ib") == 0)
 			ck_assert_uint_eq(r->d.read_bytes, 3 * 1000);
-		if (strcmp(r->nid, "27@gni") == 0)
+		if (strcmp(nid, "27@gni") == 0)
 			ck_assert_uint_eq(r->d.read_bytes, 3 * 3000);
 	}
 	ck_assert_uint_eq(n_ops, 0);
@@ -496,10 +511,49 @@ START_TEST(version2_read)
 }
 END_TEST
 
-/* Version 2 cannot hold op counts, nor versions 1 and 4 be read. */
+/* Version 3 (samples and start whole): read, and the tables are those
+ * saved, the MDT's op counts unknown (none written here). */
+START_TEST(version3_read)
+{
+	struct gtable t, t2;
+	struct outbox ob, ob2;
+	struct lh_err err;
+	struct wbuf f;
+	uint64_t scope = 0;
+	size_t i, j;
+
+	build(&t, &ob);
+	v2_encode(&f, &t, &ob, 3, 0);
+	gtable_init(&t2);
+	outbox_init(&ob2, 0);
+	ck_assert_msg(gstate_decode(f.data, f.len, &scope, &t2, &ob2, &err) ==
+	        0,
+	    "%s", err.reason);
+	ck_assert_uint_eq(t2.ntargets, t.ntargets);
+	for (i = 0; i < t.ntargets; i++) {
+		const struct gt_target *x = t.targets[i], *y = t2.targets[i];
+
+		ck_assert_uint_eq(y->nexp, x->nexp);
+		for (j = 0; j < x->nexp; j++) {
+			struct delta_sample pa, pb;
+
+			gtable_export_prev(x, &x->exp[j], &pa);
+			gtable_export_prev(y, &y->exp[j], &pb);
+			ck_assert(memcmp(&pb, &pa, sizeof(pa)) == 0);
+		}
+	}
+	gtable_free(&t);
+	gtable_free(&t2);
+	outbox_free(&ob);
+	outbox_free(&ob2);
+	wbuf_free(&f);
+}
+END_TEST
+
+/* Version 2 cannot hold op counts, nor versions 1 and 5 be read. */
 START_TEST(other_versions_refused)
 {
-	static const uint32_t bad[] = {1, 4, 0xffffffffu};
+	static const uint32_t bad[] = {1, 5, 0xffffffffu};
 	struct gtable t, t2;
 	struct outbox ob, ob2;
 	struct lh_err err;
@@ -524,7 +578,7 @@ START_TEST(other_versions_refused)
 		ck_assert_int_eq(gstate_decode(f.data, f.len, &scope, &t2, &ob2,
 		                     &err),
 		    -EBADMSG);
-		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 and 3"));
+		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 to 4"));
 		gtable_free(&t2);
 		outbox_free(&ob2);
 		wbuf_free(&f);
@@ -544,6 +598,7 @@ main(void)
 	tcase_add_test(tc, missing_is_enoent);
 	tcase_add_test(tc, damage_refused);
 	tcase_add_test(tc, version2_read);
+	tcase_add_test(tc, version3_read);
 	tcase_add_test(tc, other_versions_refused);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
