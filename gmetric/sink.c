@@ -34,6 +34,7 @@
 
 #include <ganglia.h>
 
+#include "gapi.h"
 #include "gcache.h"
 #include "sink.h"
 
@@ -44,6 +45,7 @@
 #define GSINK_NS           1000000000ULL
 
 struct gsink {
+	struct gapi api;   /* libganglia, opened for the first sink */
 	Ganglia_pool pool; /* owns the channels' sockets */
 	Ganglia_udp_send_channels channels;
 	struct gcache cache;
@@ -208,7 +210,7 @@ print_channels(const int *before, size_t nbefore)
  * stdio flush of buffers inherited from the parent).
  */
 _Noreturn static void
-check_child(int out_fd, char *libpath)
+check_child(const struct gapi *api, int out_fd, char *libpath)
 {
 	int before[GSINK_SOCKS_MAX] = {0};
 	size_t nbefore;
@@ -218,14 +220,14 @@ check_child(int out_fd, char *libpath)
 
 	if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0)
 		_Exit(3);
-	pool = Ganglia_pool_create(NULL);
+	pool = api->pool_create(NULL);
 	if (pool == NULL) {
 		(void)dprintf(STDERR_FILENO, "cannot create an APR pool\n");
 		_Exit(3);
 	}
-	cfg = Ganglia_gmond_config_create(libpath, 0);
+	cfg = api->gmond_config_create(libpath, 0);
 	nbefore = list_sockets(before, GSINK_SOCKS_MAX);
-	ch = Ganglia_udp_send_channels_create(pool, cfg);
+	ch = api->udp_send_channels_create(pool, cfg);
 	if (ch == NULL) {
 		(void)dprintf(STDERR_FILENO, "no udp_send_channel\n");
 		_Exit(2);
@@ -362,8 +364,8 @@ channel_list(const char *out, char *buf, size_t size)
 
 /* Run check_child(); 0 and the channel list, or an error with reason. */
 static int
-check_conf(char *libpath, unsigned timeout_ms, char *chans, size_t size,
-    struct lh_err *err)
+check_conf(const struct gapi *api, char *libpath, unsigned timeout_ms,
+    char *chans, size_t size, struct lh_err *err)
 {
 	char out[GSINK_OUT_MAX];
 	int fds[2], status = 0;
@@ -385,7 +387,7 @@ check_conf(char *libpath, unsigned timeout_ms, char *chans, size_t size,
 	}
 	if (pid == 0) {
 		(void)close(fds[0]);
-		check_child(fds[1], libpath);
+		check_child(api, fds[1], libpath);
 	}
 	(void)close(fds[1]);
 	eof = read_child(fds[0], out, sizeof(out), timeout_ms);
@@ -479,12 +481,17 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
 	s->o.group = s->group;
 
+	rc = gapi_load(&s->api, err);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
 	mfd = snapshot_conf(gmond_conf, libpath, sizeof(libpath), err);
 	if (mfd < 0) {
 		rc = mfd;
 		goto out_free;
 	}
-	rc = check_conf(libpath, o->check_timeout_ms, s->chan_desc,
+	rc = check_conf(&s->api, libpath, o->check_timeout_ms, s->chan_desc,
 	    sizeof(s->chan_desc), err);
 	if (rc < 0)
 		goto out_memfd;
@@ -492,13 +499,13 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	/* The child built exactly this from the same bytes: libganglia will
 	 * not end this process now, short of a name that stopped resolving
 	 * within the last milliseconds or running out of descriptors. */
-	s->pool = Ganglia_pool_create(NULL);
+	s->pool = s->api.pool_create(NULL);
 	if (s->pool == NULL) {
 		rc = lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
 		goto out_memfd;
 	}
-	cfg = Ganglia_gmond_config_create(libpath, 0);
-	s->channels = Ganglia_udp_send_channels_create(s->pool, cfg);
+	cfg = s->api.gmond_config_create(libpath, 0);
+	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
 	if (s->channels == NULL) {
 		rc = lh_err_set(err, 0, -EINVAL, "no udp_send_channel");
 		goto out_pool;
@@ -509,7 +516,7 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	return 0;
 
 out_pool:
-	Ganglia_pool_destroy(s->pool);
+	s->api.pool_destroy(s->pool);
 out_memfd:
 	(void)close(mfd);
 out_free:
@@ -539,39 +546,39 @@ send_entry(struct gsink *s, struct gcache_entry *e, bool meta)
 	Ganglia_metric gm;
 	int nerr;
 
-	gm = Ganglia_metric_create(s->pool);
+	gm = s->api.metric_create(s->pool);
 	if (gm == NULL) {
 		s->rejected++;
 		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
 	}
 	format_value(value, sizeof(value), e->value);
-	if (Ganglia_metric_set(gm, e->key + e->metric_off, value, type,
+	if (s->api.metric_set(gm, e->key + e->metric_off, value, type,
 	        e->key + e->units_off, GANGLIA_SLOPE_BOTH, s->o.tmax,
 	        s->o.dmax) != 0) {
 		/* 1-4: bad parameter, '"', type, not a number; gcache
 		 * checked all of them. */
 		s->rejected++;
-		Ganglia_metric_destroy(gm);
+		s->api.metric_destroy(gm);
 		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
 	}
-	Ganglia_metadata_add(gm, spoof_key, e->key);
+	s->api.metadata_add(gm, spoof_key, e->key);
 	if (meta) {
 		if (s->group[0] != '\0') {
 			char group_key[] = "GROUP";
 
-			Ganglia_metadata_add(gm, group_key, s->group);
+			s->api.metadata_add(gm, group_key, s->group);
 		}
-		nerr = Ganglia_metadata_send(gm, s->channels);
+		nerr = s->api.metadata_send(gm, s->channels);
 		s->metadata++;
 		s->send_errors += (unsigned)nerr;
 		res = nerr == 0 ? GCACHE_META_SENT : GCACHE_META_FAILED;
 	}
-	nerr = Ganglia_value_send(gm, s->channels);
+	nerr = s->api.value_send(gm, s->channels);
 	s->values++;
 	s->send_errors += (unsigned)nerr;
 	if (nerr != 0 && res == GCACHE_META_SENT)
 		res = GCACHE_META_FAILED; /* gmond may have missed both */
-	Ganglia_metric_destroy(gm);
+	s->api.metric_destroy(gm);
 	return res;
 }
 
@@ -653,6 +660,6 @@ gsink_close(struct gsink *s)
 	gcache_free(&s->cache);
 	/* Closes the channels' sockets; the parsed gmond.conf is libconfuse
 	 * memory libganglia has no exported way to free. */
-	Ganglia_pool_destroy(s->pool);
+	s->api.pool_destroy(s->pool);
 	free(s);
 }

@@ -38,6 +38,9 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libganglia is opened at run time (gmetric/gapi.h), where shlibdeps cannot
+# see it: named here, and shlibdeps' list is added to it.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libganglia1")
 # gmond receives what the aggregator spoofs; it may run on another host.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS ganglia-monitor)
 
