@@ -147,9 +147,10 @@ export_flags_ok(uint8_t flags, uint32_t version, uint8_t kind)
 }
 
 static int
-get_target(struct rbuf *r, uint32_t version, struct gtable *t,
+get_target(struct statefile_src *src, uint32_t version, struct gtable *t,
     struct lh_err *err)
 {
+	struct rbuf *r = src->r;
 	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX], nid[NID_STR_MAX];
 	struct delta_sample prev;
 	struct mdops ops;
@@ -157,7 +158,11 @@ get_target(struct rbuf *r, uint32_t version, struct gtable *t,
 	uint64_t dev, ino, n, i;
 	uint8_t kind, flags;
 	bool any;
+	int rc;
 
+	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+	if (rc < 0)
+		return rc;
 	if (rbuf_get_str8(r, name, sizeof(name)) < 0 ||
 	    rbuf_get_str8(r, fs, sizeof(fs)) < 0 || rbuf_get_u8(r, &kind) < 0 ||
 	    rbuf_get_varint(r, &dev) < 0 || rbuf_get_varint(r, &ino) < 0 ||
@@ -167,13 +172,17 @@ get_target(struct rbuf *r, uint32_t version, struct gtable *t,
 		return BAD(err, "target");
 	/* Each export takes at least 12 bytes: refuse absurd counts before
 	 * allocating for them. */
-	if (n > r->len / 12)
+	if (n > statefile_src_left(src) / 12)
 		return BAD(err, "export count");
 	tg = gtable_restore_target(t, name, fs, (enum lh_target_kind)kind, dev,
 	    ino);
 	if (tg == NULL)
 		return BAD(err, "target repeated");
 	for (i = 0; i < n; i++) {
+		/* An export is far smaller than STATEFILE_RECORD_MAX. */
+		rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+		if (rc < 0)
+			return rc;
 		memset(&prev, 0, sizeof(prev));
 		if (rbuf_get_str8(r, nid, sizeof(nid)) < 0 ||
 		    rbuf_get_varint(r, &ino) < 0 ||
@@ -191,7 +200,7 @@ get_target(struct rbuf *r, uint32_t version, struct gtable *t,
 		if (version <= GSTATE_V3)
 			prev.start_ns = gtable_start_tag(prev.start_ns);
 		/* Without op counts an MDT export's are unknown (NULL). */
-		int rc = gtable_restore_export(t, tg, nid, ino,
+		rc = gtable_restore_export(t, tg, nid, ino,
 		    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
 		    (flags & 8u) != 0 ? &prev : NULL,
 		    (flags & GSTATE_F_OPS) != 0 ? &ops : NULL);
@@ -204,14 +213,55 @@ get_target(struct rbuf *r, uint32_t version, struct gtable *t,
 	return 0;
 }
 
+/* The body of a state file, whose checksum was checked. */
+static int
+decode_body(struct statefile_src *src, uint64_t *ret_scope, struct gtable *t,
+    struct outbox *ob, struct lh_err *err)
+{
+	uint64_t saved, last_sweep, last_batch, ntargets, i;
+	struct rbuf *r = src->r;
+	uint8_t magic[4];
+	uint32_t version;
+	int rc;
+
+	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+	if (rc < 0)
+		return rc;
+	if (rbuf_get(r, magic, 4) < 0 || memcmp(magic, GSTATE_MAGIC, 4) != 0)
+		return BAD(err, "not a gatherer state file");
+	if (rbuf_get_be32(r, &version) < 0 || version < GSTATE_V2 ||
+	    version > GSTATE_VERSION)
+		return lh_err_set(err, 0, -EBADMSG,
+		    "state format %u, this version reads %d to %d", version,
+		    GSTATE_V2, GSTATE_VERSION);
+	if (rbuf_get_be64(r, &saved) < 0 || rbuf_get_be64(r, &last_sweep) < 0 ||
+	    rbuf_get_be64(r, &last_batch) < 0 ||
+	    rbuf_get_be64(r, ret_scope) < 0 ||
+	    rbuf_get_varint(r, &ntargets) < 0 ||
+	    ntargets > statefile_src_left(src) / 8)
+		return BAD(err, "header");
+	outbox_free(ob);
+	outbox_init(ob, last_batch);
+	for (i = 0; i < ntargets; i++) {
+		rc = get_target(src, version, t, err);
+		if (rc < 0)
+			return rc;
+	}
+	rc = obstate_get(src, version > GSTATE_V2, ob, err);
+	if (rc < 0)
+		return rc;
+	if (statefile_src_left(src) != 0)
+		return BAD(err, "trailing bytes");
+	gtable_restored(t, last_sweep);
+	return 0;
+}
+
 int
 gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
     struct outbox *ob, struct lh_err *err)
 {
-	uint64_t saved, last_sweep, last_batch, ntargets, i;
-	uint8_t magic[4];
-	uint32_t version;
 	struct rbuf r;
+	struct statefile_src src = {&r, NULL};
 	size_t body;
 	int rc;
 
@@ -221,48 +271,26 @@ gstate_decode(const void *p, size_t n, uint64_t *ret_scope, struct gtable *t,
 	if (rc < 0)
 		return rc;
 	rbuf_init(&r, p, body);
-	if (rbuf_get(&r, magic, 4) < 0 || memcmp(magic, GSTATE_MAGIC, 4) != 0)
-		return BAD(err, "not a gatherer state file");
-	if (rbuf_get_be32(&r, &version) < 0 || version < GSTATE_V2 ||
-	    version > GSTATE_VERSION)
-		return lh_err_set(err, 0, -EBADMSG,
-		    "state format %u, this version reads %d to %d", version,
-		    GSTATE_V2, GSTATE_VERSION);
-	if (rbuf_get_be64(&r, &saved) < 0 ||
-	    rbuf_get_be64(&r, &last_sweep) < 0 ||
-	    rbuf_get_be64(&r, &last_batch) < 0 ||
-	    rbuf_get_be64(&r, ret_scope) < 0 ||
-	    rbuf_get_varint(&r, &ntargets) < 0 || ntargets > r.len / 8)
-		return BAD(err, "header");
-	outbox_free(ob);
-	outbox_init(ob, last_batch);
-	for (i = 0; i < ntargets; i++) {
-		rc = get_target(&r, version, t, err);
-		if (rc < 0)
-			return rc;
-	}
-	rc = obstate_get(&r, version > GSTATE_V2, ob, err);
-	if (rc < 0)
-		return rc;
-	if (r.len != 0)
-		return BAD(err, "trailing bytes");
-	gtable_restored(t, last_sweep);
-	return 0;
+	return decode_body(&src, ret_scope, t, ob, err);
 }
 
 int
 gstate_load(const char *path, uint64_t *ret_scope, struct gtable *t,
     struct outbox *ob, struct lh_err *err)
 {
-	uint8_t *buf;
-	size_t len;
+	struct statefile_src src;
+	struct statefile_in *in;
 	int rc;
 
-	rc = statefile_read(path, &buf, &len, err);
+	/* A window at a time: loading a big OSS's state (5 MB) must not
+	 * double the gatherer's memory while it starts. */
+	rc = statefile_open(path, 4 + 4 + 32, &in, err);
 	if (rc < 0)
 		return rc;
-	rc = gstate_decode(buf, len, ret_scope, t, ob, err);
-	free(buf);
+	src.r = statefile_in_rbuf(in);
+	src.in = in;
+	rc = decode_body(&src, ret_scope, t, ob, err);
+	statefile_in_close(in);
 	return rc;
 }
 

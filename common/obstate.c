@@ -115,9 +115,10 @@ obstate_put(struct statefile_out *o, const struct outbox *ob)
 
 /* One saved batch, added to ob's pending batch. */
 static int
-get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
-    struct lh_err *err)
+get_batch(struct statefile_src *src, bool with_ops, struct outbox *ob,
+    uint64_t *ret_batch, struct lh_err *err)
 {
+	struct rbuf *r = src->r;
 	char fs[MSG_FS_MAX], nid[NID_STR_MAX];
 	uint64_t batch, first, last, start, n, i, span;
 	uint64_t cspan[MSG_NCOUNTERS];
@@ -125,14 +126,22 @@ get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
 	struct mdops ops;
 	bool any = false;
 	unsigned c;
+	int rc;
 
+	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+	if (rc < 0)
+		return rc;
 	if (rbuf_get_varint(r, &batch) < 0 || rbuf_get_varint(r, &first) < 0 ||
 	    rbuf_get_varint(r, &last) < 0 || rbuf_get_varint(r, &start) < 0 ||
 	    rbuf_get_varint(r, &n) < 0)
 		return BAD(err, "batch");
-	if (n > r->len / 16 || first > last)
+	if (n > statefile_src_left(src) / 16 || first > last)
 		return BAD(err, "batch");
 	for (i = 0; i < n; i++) {
+		/* A record is far smaller than STATEFILE_RECORD_MAX. */
+		rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+		if (rc < 0)
+			return rc;
 		if (rbuf_get_str8(r, fs, sizeof(fs)) < 0 ||
 		    rbuf_get_str8(r, nid, sizeof(nid)) < 0 ||
 		    obstate_get_counters(r, &d) < 0 ||
@@ -144,8 +153,8 @@ get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
 		}
 		if (with_ops && obstate_get_ops(r, &ops, &any) < 0)
 			return BAD(err, "record");
-		int rc = outbox_add(ob, fs, nid, &d, any ? &ops : NULL, span,
-		    cspan, last, start);
+		rc = outbox_add(ob, fs, nid, &d, any ? &ops : NULL, span, cspan,
+		    last, start);
 		if (rc == -ENOMEM)
 			return lh_err_set(err, 0, rc, "out of memory");
 		if (rc < 0)
@@ -162,24 +171,27 @@ get_batch(struct rbuf *r, bool with_ops, struct outbox *ob, uint64_t *ret_batch,
 }
 
 int
-obstate_get(struct rbuf *r, bool with_ops, struct outbox *ob,
+obstate_get(struct statefile_src *src, bool with_ops, struct outbox *ob,
     struct lh_err *err)
 {
 	uint64_t batch = 0;
 	uint8_t inflight;
 	int rc;
 
-	if (rbuf_get_u8(r, &inflight) < 0 || inflight > 1)
+	rc = statefile_src_need(src, 1, err);
+	if (rc < 0)
+		return rc;
+	if (rbuf_get_u8(src->r, &inflight) < 0 || inflight > 1)
 		return BAD(err, "outbox");
 	if (inflight) {
-		rc = get_batch(r, with_ops, ob, &batch, err);
+		rc = get_batch(src, with_ops, ob, &batch, err);
 		if (rc < 0)
 			return rc;
 		if (batch == 0 || batch > ob->last_batch ||
 		    outbox_restore_inflight(ob, batch) < 0)
 			return BAD(err, "batch in flight");
 	}
-	rc = get_batch(r, with_ops, ob, &batch, err);
+	rc = get_batch(src, with_ops, ob, &batch, err);
 	if (rc < 0)
 		return rc;
 	if (batch != 0)

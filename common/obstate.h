@@ -25,6 +25,7 @@ struct mdops;
 struct outbox;
 struct rbuf;
 struct statefile_out;
+struct statefile_src;
 struct wbuf;
 
 void obstate_put(struct statefile_out *o, const struct outbox *ob);
@@ -33,7 +34,7 @@ void obstate_put(struct statefile_out *o, const struct outbox *ob);
  * batch in flight may not be above it).  with_ops: the records carry op
  * counts.  Returns 0, or a negative errno with err set ("damaged: ..."):
  * free and initialise ob again then. */
-int obstate_get(struct rbuf *r, bool with_ops, struct outbox *ob,
+int obstate_get(struct statefile_src *src, bool with_ops, struct outbox *ob,
     struct lh_err *err);
 
 /* The pieces, for other parts of a state file. */

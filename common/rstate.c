@@ -54,6 +54,7 @@ static int
 get_route(struct rbuf *r, const struct rstate_cb *cb, struct lh_err *err)
 {
 	char name[NAME_MAX_LEN];
+	struct statefile_src src = {r, NULL};
 	uint64_t last;
 	struct outbox ob;
 	int rc;
@@ -62,7 +63,7 @@ get_route(struct rbuf *r, const struct rstate_cb *cb, struct lh_err *err)
 	    rbuf_get_be64(r, &last) < 0)
 		return BAD(err, "route");
 	outbox_init(&ob, last);
-	rc = obstate_get(r, true, &ob, err);
+	rc = obstate_get(&src, true, &ob, err);
 	if (rc < 0) {
 		outbox_free(&ob);
 		return rc;

@@ -249,3 +249,167 @@ statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
 	*ret_len = len;
 	return 0;
 }
+
+struct statefile_in {
+	int fd;
+	uint64_t unread; /* body bytes still in the file */
+	struct rbuf r;   /* the window: unconsumed bytes of buf */
+	uint8_t buf[CHUNK];
+};
+
+/* All n bytes at p from fd, or -errno / -EBADMSG (the file shrank). */
+static int
+read_full(int fd, uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t got = read(fd, p, n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return -EBADMSG;
+		p += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+/* The first pass: the body's SHA-256 against the trailing one. */
+static int
+in_verify(struct statefile_in *in, uint64_t body, struct lh_err *err)
+{
+	uint8_t sum[SHA256_LEN], want[SHA256_LEN];
+	struct sha256_ctx *sha = sha256_begin();
+	int rc = 0;
+
+	if (sha == NULL)
+		return lh_err_set(err, 0, -EIO, "cannot hash");
+	while (body > 0 && rc == 0) {
+		size_t n = body < CHUNK ? (size_t)body : CHUNK;
+
+		rc = read_full(in->fd, in->buf, n);
+		if (rc == 0 && sha256_update(sha, in->buf, n) < 0)
+			rc = -EIO;
+		body -= n;
+	}
+	if (rc == 0)
+		rc = read_full(in->fd, want, sizeof(want));
+	if (sha256_end(sha, sum) < 0 && rc == 0)
+		rc = -EIO;
+	if (rc == -EBADMSG)
+		return lh_err_set(err, 0, rc, "damaged: shorter than it was");
+	if (rc < 0)
+		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+	if (!hmac_equal(sum, want, SHA256_LEN))
+		return lh_err_set(err, 0, -EBADMSG,
+		    "damaged: checksum mismatch");
+	return 0;
+}
+
+int
+statefile_open(const char *path, size_t min_body, struct statefile_in **ret,
+    struct lh_err *err)
+{
+	struct statefile_in *in;
+	struct stat sb;
+	int rc;
+
+	in = malloc(sizeof(*in));
+	if (in == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in->fd < 0) {
+		rc = -errno;
+		free(in);
+		if (rc == -ENOENT)
+			return rc;
+		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+	}
+	/* The file is replaced by rename(), never rewritten in place: the
+	 * open descriptor keeps seeing the same bytes in both passes. */
+	if (fstat(in->fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    (size_t)sb.st_size > STATEFILE_MAX) {
+		rc = lh_err_set(err, 0, -EBADMSG,
+		    "not a regular file of at most 1 GiB");
+		goto fail;
+	}
+	if ((size_t)sb.st_size < min_body + SHA256_LEN) {
+		rc = lh_err_set(err, 0, -EBADMSG, "damaged: too short");
+		goto fail;
+	}
+	in->unread = (uint64_t)sb.st_size - SHA256_LEN;
+	rc = in_verify(in, in->unread, err);
+	if (rc < 0)
+		goto fail;
+	if (lseek(in->fd, 0, SEEK_SET) < 0) {
+		rc = -errno;
+		rc = lh_err_set(err, 0, rc, "%s", strerror(-rc));
+		goto fail;
+	}
+	rbuf_init(&in->r, in->buf, 0);
+	*ret = in;
+	return 0;
+
+fail:
+	statefile_in_close(in);
+	return rc;
+}
+
+struct rbuf *
+statefile_in_rbuf(struct statefile_in *in)
+{
+	return &in->r;
+}
+
+int
+statefile_in_need(struct statefile_in *in, size_t n, struct lh_err *err)
+{
+	size_t room, want;
+	int rc;
+
+	if (in->r.len >= n || in->unread == 0)
+		return 0;
+	/* What is left of the window goes to the front, then as much of
+	 * the body as fits after it. */
+	memmove(in->buf, in->r.p, in->r.len);
+	room = sizeof(in->buf) - in->r.len;
+	want = in->unread < room ? (size_t)in->unread : room;
+	rc = read_full(in->fd, in->buf + in->r.len, want);
+	if (rc < 0)
+		return lh_err_set(err, 0, rc, "%s",
+		    rc == -EBADMSG ? "damaged: shorter than it was" :
+		                     strerror(-rc));
+	in->unread -= want;
+	rbuf_init(&in->r, in->buf, in->r.len + want);
+	return 0;
+}
+
+uint64_t
+statefile_in_left(const struct statefile_in *in)
+{
+	return in->unread + in->r.len;
+}
+
+void
+statefile_in_close(struct statefile_in *in)
+{
+	if (in == NULL)
+		return;
+	if (in->fd >= 0)
+		(void)close(in->fd);
+	free(in);
+}
+
+int
+statefile_src_need(struct statefile_src *s, size_t n, struct lh_err *err)
+{
+	return s->in != NULL ? statefile_in_need(s->in, n, err) : 0;
+}
+
+uint64_t
+statefile_src_left(const struct statefile_src *s)
+{
+	return s->in != NULL ? statefile_in_left(s->in) : s->r->len;
+}

@@ -52,4 +52,52 @@ statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err);
 int statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
     struct lh_err *err);
 
+/*
+ * A state file read a window at a time, so that loading one takes a
+ * bounded buffer however large the file (a gatherer's is about 60 bytes
+ * per export: 5 MB on a big OSS, which would double its resident memory
+ * while it starts).  statefile_open() checks the trailing checksum in a
+ * first pass over the file, as statefile_verify() does, then gives the
+ * bytes before it, the body, through statefile_in_rbuf().  A reader calls
+ * statefile_in_need() before each record: the window then holds at least
+ * that many bytes, or all that are left.
+ */
+struct statefile_in;
+struct rbuf;
+
+#define STATEFILE_RECORD_MAX ((size_t)4096) /* what a need() may ask */
+
+/* A body shorter than min_body is "damaged: too short".  Returns 0 and
+ * *ret, -ENOENT when there is no file, or another negative errno with err
+ * set (-EBADMSG: damaged, with the same reasons as statefile_verify() and
+ * statefile_read()). */
+int statefile_open(const char *path, size_t min_body, struct statefile_in **ret,
+    struct lh_err *err);
+
+/* The window onto the body: reading from it consumes the body. */
+struct rbuf *statefile_in_rbuf(struct statefile_in *in);
+
+/* At least n (at most STATEFILE_RECORD_MAX) bytes in the window, or all
+ * that are left.  Returns 0, or a negative errno with err set. */
+int statefile_in_need(struct statefile_in *in, size_t n, struct lh_err *err);
+
+/* Body bytes not consumed yet, the window's included. */
+uint64_t statefile_in_left(const struct statefile_in *in);
+
+void statefile_in_close(struct statefile_in *in); /* NULL is fine */
+
+/* What a state file's decoder reads: a body in memory (in NULL: r holds
+ * all of it), or a file a window at a time (r is in's window). */
+struct statefile_src {
+	struct rbuf *r;
+	struct statefile_in *in;
+};
+
+/* statefile_in_need(), or nothing for a body in memory. */
+int statefile_src_need(struct statefile_src *s, size_t n, struct lh_err *err);
+
+/* Body bytes not consumed yet: for bounds on counts read from the file
+ * (refused before anything is allocated for them). */
+uint64_t statefile_src_left(const struct statefile_src *s);
+
 #endif

@@ -511,6 +511,91 @@ START_TEST(version2_read)
 }
 END_TEST
 
+/* A state larger than the reader's window (64 KiB) many times over, its
+ * records straddling window boundaries: read back exactly, and refused
+ * whole when one byte in the middle changes. */
+START_TEST(big_state_read_in_windows)
+{
+	struct gtable t, t2;
+	struct outbox ob, ob2;
+	struct lh_err err;
+	uint64_t scope = 0;
+	char *dir = tmpdir();
+	char path[256], nid[64];
+	struct gt_target *tg[2];
+	struct gt_export *e;
+	unsigned k, i, n;
+	FILE *f;
+	long size;
+	int rc, c;
+
+	gtable_init(&t);
+	outbox_init(&ob, 7);
+	for (k = 0; k < 2; k++) {
+		gtable_sweep_begin(&t, T0 + k * 20 * S, 20 * S);
+		tg[0] = gtable_target(&t, "scratch-OST0000", "scratch",
+		    LH_TARGET_OST, 5, 10);
+		tg[1] = gtable_target(&t, "scratch-MDT0000", "scratch",
+		    LH_TARGET_MDT, 5, 11);
+		for (i = 0; i < 2; i++) {
+			gtable_target_listed(tg[i]);
+			for (n = 0; n < 4000; n++) {
+				struct delta_sample s =
+				    sample(1000003ULL * n * (k + 1),
+				        T0 + k * 20 * S);
+				struct mdops ops = mdt_ops(n % 5, k);
+
+				/* Lengths vary, so records fall anywhere
+				 * in a window. */
+				(void)snprintf(nid, sizeof(nid), "%u%.*s@gni",
+				    n, (int)(n % 23), "0000000000000000000000");
+				e = gtable_export(&t, tg[i], nid, 100 + n, &rc);
+				ck_assert_ptr_nonnull(e);
+				if (gtable_needs_uuid(e, &s))
+					gtable_classify(&t, e,
+					    LTREE_PEER_CLIENT);
+				ck_assert_int_eq(gtable_observe(&t, tg[i], e,
+				                     &s, &ops),
+				    0);
+			}
+		}
+		ck_assert_int_eq(gtable_sweep_end(&t, to_outbox, &ob), 0);
+	}
+	(void)snprintf(path, sizeof(path), "%s/gatherer.state", dir);
+	ck_assert_int_eq(gstate_save(path, 5, &t, &ob, &err), 0);
+	f = fopen(path, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	ck_assert_int_gt(size, 8 * 64 * 1024);
+
+	gtable_init(&t2);
+	outbox_init(&ob2, 0);
+	ck_assert_msg(gstate_load(path, &scope, &t2, &ob2, &err) == 0, "%s",
+	    err.reason);
+	ck_assert_uint_eq(scope, 5);
+	assert_same_tables(&t, &t2);
+	ck_assert_uint_eq(ob2.pending.n, ob.pending.n);
+	gtable_free(&t2);
+	outbox_free(&ob2);
+
+	/* One byte flipped half-way: the checksum refuses the file. */
+	ck_assert_int_eq(fseek(f, size / 2, SEEK_SET), 0);
+	c = fgetc(f);
+	ck_assert_int_eq(fseek(f, size / 2, SEEK_SET), 0);
+	ck_assert_int_eq(fputc(c ^ 1, f), c ^ 1);
+	ck_assert_int_eq(fclose(f), 0);
+	gtable_init(&t2);
+	outbox_init(&ob2, 0);
+	ck_assert_int_eq(gstate_load(path, &scope, &t2, &ob2, &err), -EBADMSG);
+	ck_assert_str_eq(err.reason, "damaged: checksum mismatch");
+	gtable_free(&t2);
+	outbox_free(&ob2);
+	gtable_free(&t);
+	outbox_free(&ob);
+}
+END_TEST
+
 /* Version 3 (samples and start whole): read, and the tables are those
  * saved, the MDT's op counts unknown (none written here). */
 START_TEST(version3_read)
@@ -598,6 +683,7 @@ main(void)
 	tcase_add_test(tc, missing_is_enoent);
 	tcase_add_test(tc, damage_refused);
 	tcase_add_test(tc, version2_read);
+	tcase_add_test(tc, big_state_read_in_windows);
 	tcase_add_test(tc, version3_read);
 	tcase_add_test(tc, other_versions_refused);
 	tcase_set_timeout(tc, 60);
