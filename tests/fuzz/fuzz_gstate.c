@@ -3,11 +3,15 @@
  * libFuzzer target: any bytes as the body of a gatherer state file.  The
  * trailing SHA-256 is appended here, or no mutation would ever get past
  * it; what is fuzzed is the decoder behind the checksum.  A state that
- * decodes must be one the tables can sweep on and save again.
+ * decodes must be one the tables can sweep on and save again.  The same
+ * bytes written to a file and loaded through gstate_load(), a window at a
+ * time, must give the same answer as the decoder over memory.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "gstate.h"
@@ -25,6 +29,66 @@ emit(void *arg, const struct gt_record *r)
 	if (r->fs[0] == '\0' || r->nid[0] == '\0')
 		abort();
 	return 0;
+}
+
+static char scratch[64];
+
+static void
+scratch_remove(void)
+{
+	(void)unlink(scratch);
+}
+
+/* A file of its own for the loading path, made once per process. */
+static const char *
+scratch_path(void)
+{
+	int fd;
+
+	if (scratch[0] != '\0')
+		return scratch;
+	(void)snprintf(scratch, sizeof(scratch), "/tmp/fuzz_gstate.XXXXXX");
+	fd = mkstemp(scratch);
+	if (fd < 0)
+		abort();
+	(void)close(fd);
+	(void)atexit(scratch_remove);
+	return scratch;
+}
+
+/* gstate_load() of the same bytes, from a file: the same verdict, the
+ * same reason, the same tables. */
+static void
+load_too(const uint8_t *buf, size_t n, int want_rc,
+    const struct lh_err *want_err, const struct gtable *want_t,
+    const struct outbox *want_ob)
+{
+	const char *path = scratch_path();
+	struct gtable t;
+	struct outbox ob;
+	struct lh_err err;
+	uint64_t scope;
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (f == NULL || fwrite(buf, 1, n, f) != n || fclose(f) != 0)
+		abort();
+	gtable_init(&t);
+	outbox_init(&ob, 0);
+	lh_err_clear(&err);
+	rc = gstate_load(path, &scope, &t, &ob, &err);
+	if (rc != want_rc || strcmp(err.reason, want_err->reason) != 0)
+		abort();
+	if (rc == 0 &&
+	    (t.ntargets != want_t->ntargets ||
+	        gtable_nexports(&t) != gtable_nexports(want_t) ||
+	        t.nclients != want_t->nclients ||
+	        ob.pending.n != want_ob->pending.n ||
+	        ob.have_inflight != want_ob->have_inflight ||
+	        ob.last_batch != want_ob->last_batch))
+		abort();
+	gtable_free(&t);
+	outbox_free(&ob);
 }
 
 int
@@ -47,6 +111,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	outbox_init(&ob, 0);
 	lh_err_clear(&err);
 	rc = gstate_decode(buf, size + SHA256_LEN, &scope, &t, &ob, &err);
+	load_too(buf, size + SHA256_LEN, rc, &err, &t, &ob);
 	if (rc == 0) {
 		/* Usable: one sweep that lists nothing, and a resend. */
 		gtable_sweep_begin(&t, t.last_sweep_ns + 1000000000u,
