@@ -12,6 +12,8 @@
 #define LH_GANGLIA_SONAME "libganglia.so.0"
 #endif
 
+const char gapi_soname[] = LH_GANGLIA_SONAME;
+
 /* A symbol's name and where its address goes. */
 struct gapi_sym {
 	const char *name;
@@ -37,7 +39,7 @@ static const struct gapi_sym gapi_syms[] = {
 };
 
 int
-gapi_load(struct gapi *api, struct lh_err *err)
+gapi_load(struct gapi *api, const char *soname, struct lh_err *err)
 {
 	struct gapi got;
 	void *lib;
@@ -47,14 +49,14 @@ gapi_load(struct gapi *api, struct lh_err *err)
 	/* RTLD_NOW: a library that lacks a symbol it needs fails here, at
 	 * start-up, not at the first metric.  RTLD_LOCAL: its names (and
 	 * APR's) stay out of the way of everything else. */
-	lib = dlopen(LH_GANGLIA_SONAME, RTLD_NOW | RTLD_LOCAL);
+	lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (lib == NULL) {
 		const char *why = dlerror();
 
 		return lh_err_set(err, 0, -ENOENT,
 		    "cannot load libganglia (%s): %s; is libganglia1 "
 		    "installed?",
-		    LH_GANGLIA_SONAME, why != NULL ? why : "unknown error");
+		    soname, why != NULL ? why : "unknown error");
 	}
 	for (i = 0; i < sizeof(gapi_syms) / sizeof(gapi_syms[0]); i++) {
 		void *fn = dlsym(lib, gapi_syms[i].name);
@@ -65,7 +67,7 @@ gapi_load(struct gapi *api, struct lh_err *err)
 			return lh_err_set(err, 0, -ENOENT,
 			    "%s has no %s: not a libganglia this version "
 			    "knows",
-			    LH_GANGLIA_SONAME, gapi_syms[i].name);
+			    soname, gapi_syms[i].name);
 		}
 		/* POSIX guarantees a data pointer from dlsym() converts to
 		 * a function pointer; memcpy says so without a cast. */

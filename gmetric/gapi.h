@@ -32,8 +32,12 @@ struct gapi {
 	void (*metric_destroy)(Ganglia_metric m);
 };
 
-/* Open libganglia (LH_GANGLIA_SONAME) and fill api.  Returns 0, or -ENOENT
- * (not installed, or a symbol missing) with err naming what and why. */
-int gapi_load(struct gapi *api, struct lh_err *err);
+/* The soname the sink opens (CMake's LH_GANGLIA_SONAME). */
+extern const char gapi_soname[];
+
+/* Open the library soname (gapi_soname) and fill api.  Returns 0, or
+ * -ENOENT (not installed, or a symbol missing) with err naming what and
+ * why. */
+int gapi_load(struct gapi *api, const char *soname, struct lh_err *err);
 
 #endif

@@ -481,11 +481,9 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
 	s->o.group = s->group;
 
-	rc = gapi_load(&s->api, err);
-	if (rc < 0) {
-		free(s);
-		return rc;
-	}
+	rc = gapi_load(&s->api, gapi_soname, err);
+	if (rc < 0)
+		goto out_free;
 	mfd = snapshot_conf(gmond_conf, libpath, sizeof(libpath), err);
 	if (mfd < 0) {
 		rc = mfd;
