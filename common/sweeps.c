@@ -12,11 +12,18 @@
 #define NS_PER_S    1000000000ULL
 #define NRING       (1 + SWEEPS_AHEAD)
 #define ROSTER_DFLT 3
+/* The dictionary of clients forgets the ones no batch named for
+ * PRUNE_AFTER sweeps, looking every PRUNE_EVERY closes: over months of
+ * clients coming and going its size stays that of the clients of the
+ * last hour or so, not of all that ever were. */
+#define PRUNE_EVERY 64
+#define PRUNE_AFTER 64
 
-/* Every (fs, NID) ever named, by a small id. */
+/* Every (fs, NID) named lately, by a small id. */
 struct sw_client {
 	char fs[MSG_FS_MAX];
 	char nid[NID_STR_MAX];
+	uint64_t seen; /* the last sweep (id) a record of it went into */
 };
 
 /* A client's sums in one sweep. */
@@ -58,6 +65,7 @@ struct sweeps {
 	struct sw_client *clients;
 	size_t nclients, ccap;
 	struct hindex cindex;
+	uint64_t closes; /* sweeps closed, for the dictionary's pruning */
 	struct sw_sweep ring[NRING]; /* ring[0]: the oldest open sweep */
 	struct sw_sender *senders;
 	size_t nsenders, scap;
@@ -275,6 +283,7 @@ client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
 	c = &s->clients[s->nclients];
 	(void)snprintf(c->fs, sizeof(c->fs), "%s", fs);
 	(void)snprintf(c->nid, sizeof(c->nid), "%s", nid);
+	c->seen = 0;
 	if (hindex_add(&s->cindex, h, (uint32_t)s->nclients, client_hash, s) <
 	    0)
 		return -ENOMEM;
@@ -351,6 +360,8 @@ add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	if (client_get(c->s, h->fs[r->fs], r->nid, &id) < 0 ||
 	    (a = acc_get(c->w, id)) == NULL)
 		return -ENOMEM;
+	if (c->w->id > c->s->clients[id].seen)
+		c->s->clients[id].seen = c->w->id;
 	a->nsenders++;
 	iocount_to_array(&r->d, v);
 	for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
@@ -439,6 +450,12 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	if (w->id > p->last_reported)
 		p->last_reported = w->id;
 	return verdict;
+}
+
+size_t
+sweeps_nclients(const struct sweeps *s)
+{
+	return s->nclients;
 }
 
 size_t
@@ -591,6 +608,95 @@ emit(struct sweeps *s, const struct sw_sweep *w, sweeps_client_fn client_fn,
 	return rc;
 }
 
+/* An open sweep's sums, indexed by the clients' ids after pruning. */
+struct remap_ctx {
+	const struct sw_sweep *w;
+	const uint32_t *map; /* old id -> new id */
+};
+
+static uint64_t
+remap_hash(const void *ctx, uint32_t idx)
+{
+	const struct remap_ctx *r = ctx;
+
+	return id_hash(r->map[r->w->acc[idx].client]);
+}
+
+static uint64_t
+new_client_hash(const void *ctx, uint32_t idx)
+{
+	const struct sw_client *v = ctx;
+
+	return hindex_hash_pair(v[idx].fs, v[idx].nid);
+}
+
+/*
+ * Forget the clients no record named since sweep id `before`, and those
+ * only: every client an open sweep holds sums for was named by it, so
+ * is kept.  The new indexes are built aside first: without the memory
+ * for them nothing changes (and the next try is PRUNE_EVERY closes on).
+ */
+static void
+prune_clients(struct sweeps *s, uint64_t before)
+{
+	struct hindex ring_index[NRING], cindex;
+	struct sw_client *v;
+	uint32_t *map;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < s->nclients; i++) {
+		if (s->clients[i].seen >= before)
+			n++;
+	}
+	if (n == s->nclients)
+		return;
+	map = malloc(s->nclients * sizeof(*map));
+	v = malloc((n > 0 ? n : 1) * sizeof(*v));
+	if (map == NULL || v == NULL)
+		goto out;
+	for (i = 0, j = 0; i < s->nclients; i++) {
+		map[i] = HINDEX_NONE;
+		if (s->clients[i].seen >= before) {
+			v[j] = s->clients[i];
+			map[i] = (uint32_t)j++;
+		}
+	}
+	hindex_init(&cindex);
+	if (hindex_rebuild(&cindex, n, new_client_hash, v) < 0)
+		goto out;
+	for (i = 0; i < NRING; i++) {
+		struct remap_ctx rc = {&s->ring[i], map};
+
+		hindex_init(&ring_index[i]);
+		if (hindex_rebuild(&ring_index[i], s->ring[i].n, remap_hash,
+		        &rc) < 0) {
+			while (i-- > 0)
+				hindex_free(&ring_index[i]);
+			hindex_free(&cindex);
+			goto out;
+		}
+	}
+	/* Everything is there: switch over. */
+	for (i = 0; i < NRING; i++) {
+		struct sw_sweep *w = &s->ring[i];
+
+		for (j = 0; j < w->n; j++)
+			w->acc[j].client = map[w->acc[j].client];
+		hindex_free(&w->index);
+		w->index = ring_index[i];
+	}
+	hindex_free(&s->cindex);
+	s->cindex = cindex;
+	free(s->clients);
+	s->clients = v;
+	s->nclients = n;
+	s->ccap = n > 0 ? n : 1;
+	v = NULL;
+out:
+	free(v);
+	free(map);
+}
+
 int
 sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
     sweeps_fs_fn fs_fn, void *arg, struct sweeps_report *rep)
@@ -649,6 +755,10 @@ sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
 	done.nlate = 0;
 	hindex_clear(&done.index);
 	s->ring[SWEEPS_AHEAD] = done;
+	if (++s->closes % PRUNE_EVERY == 0 &&
+	    rep->sweep_id > (uint64_t)PRUNE_AFTER * s->interval)
+		prune_clients(s,
+		    rep->sweep_id - (uint64_t)PRUNE_AFTER * s->interval);
 	return rc;
 }
 

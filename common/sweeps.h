@@ -127,6 +127,10 @@ int sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 /* Batches counted in the oldest open sweep so far. */
 size_t sweeps_open_batches(const struct sweeps *s);
 
+/* Clients (fs, NID) the aggregator knows by id: those named in the last
+ * hour or so (sweeps.c, PRUNE_AFTER), for tests and logs. */
+size_t sweeps_nclients(const struct sweeps *s);
+
 /* The oldest open sweep, and when it must close at the latest (ns). */
 uint64_t sweeps_open_id(const struct sweeps *s);
 uint64_t sweeps_deadline_ns(const struct sweeps *s);

@@ -503,6 +503,65 @@ START_TEST(metadata_ops)
 }
 END_TEST
 
+/* Clients no batch names any more are forgotten after a while; the ones
+ * still named keep their sums, and a forgotten one may come back. */
+START_TEST(dictionary_pruned)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	struct rec many[10];
+	char nids[10][32];
+	const struct rec one[] = {{"10.1.0.1@o2ib", 1000, 0, 20000000, 0}};
+	uint64_t k, id;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		(void)snprintf(nids[i], sizeof(nids[i]), "10.1.0.%d@o2ib",
+		    i + 1);
+		many[i].nid = nids[i];
+		many[i].rb = 1000;
+		many[i].wb = 0;
+		many[i].span_us = 20000000;
+		many[i].rb_span_us = 0;
+	}
+	ck_assert_int_eq(add(s, "oss1", T0, 1, many, 10, 0), SWEEPS_ON_TIME);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(sweeps_nclients(s), 10);
+	for (k = 1; k <= 130; k++) {
+		id = T0 + k * IVL;
+		ck_assert_int_eq(add(s, "oss1", id, 1 + k, one, 1, 0),
+		    SWEEPS_ON_TIME);
+		memset(&seen, 0, sizeof(seen));
+		ck_assert_int_eq(sweeps_close(s, (id + 5) * S, on_client, on_fs,
+		                     &seen, &rep),
+		    0);
+		ck_assert_uint_eq(rep.sweep_id, id);
+		ck_assert_uint_eq(seen.n, 1);
+		ck_assert_str_eq(seen.nid[0], "10.1.0.1@o2ib");
+		ck_assert_uint_eq(seen.rb[0], 1000);
+	}
+	/* Pruned at the 128th close: only the client still named. */
+	ck_assert_uint_eq(sweeps_nclients(s), 1);
+	id = T0 + 131 * IVL;
+	ck_assert_int_eq(add(s, "oss1", id, 132, many, 3, 0), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (id + 5) * S, on_client, on_fs, &seen,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 3);
+	for (i = 0; i < 3; i++) {
+		int j = find(&seen, nids[i]);
+
+		ck_assert_int_ge(j, 0);
+		ck_assert_uint_eq(seen.rb[j], 1000);
+	}
+	ck_assert_uint_eq(sweeps_nclients(s), 3);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -518,6 +577,7 @@ main(void)
 	tcase_add_test(tc, malformed_refused);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
+	tcase_add_test(tc, dictionary_pruned);
 	tcase_add_test(tc, metadata_ops);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(su, tc);
