@@ -593,6 +593,9 @@ START_TEST(big_state_read_in_windows)
 	outbox_free(&ob2);
 	gtable_free(&t);
 	outbox_free(&ob);
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(dir);
 }
 END_TEST
 
