@@ -162,6 +162,7 @@ gtable_init(struct gtable *t)
 {
 	memset(t, 0, sizeof(*t));
 	hindex_init(&t->cindex);
+	strpool_init(&t->names);
 }
 
 static void
@@ -184,7 +185,7 @@ gtable_free(struct gtable *t)
 	free(t->clients);
 	free(t->sums);
 	free(t->cops);
-	free(t->names);
+	strpool_free(&t->names);
 	hindex_free(&t->cindex);
 	gtable_init(t);
 }
@@ -330,30 +331,6 @@ fs_get(struct gtable *t, const char *fs, uint16_t *ret)
 	return 0;
 }
 
-/* A copy of nid in t->names: its offset, or -ENOMEM. */
-static int
-name_add(struct gtable *t, const char *nid, uint32_t *ret)
-{
-	size_t n = strlen(nid) + 1;
-
-	if (t->nnames + n > t->namescap) {
-		size_t cap = t->namescap == 0 ? 4096 : t->namescap * 2;
-		char *v;
-
-		if (cap > UINT32_MAX)
-			return -ENOMEM;
-		v = realloc(t->names, cap);
-		if (v == NULL)
-			return -ENOMEM;
-		t->names = v;
-		t->namescap = cap;
-	}
-	memcpy(t->names + t->nnames, nid, n);
-	*ret = (uint32_t)t->nnames;
-	t->nnames += n;
-	return 0;
-}
-
 static int
 client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 {
@@ -389,7 +366,7 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 		t->clients = c;
 		t->ccap = cap;
 	}
-	rc = name_add(t, nid, &name);
+	rc = strpool_add(&t->names, nid, &name);
 	if (rc < 0)
 		return rc;
 	c = &t->clients[t->nclients];
@@ -400,7 +377,8 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 	idx = (uint32_t)t->nclients;
 	rc = hindex_add(&t->cindex, h, idx, client_hash, t);
 	if (rc < 0) {
-		t->nnames = name; /* the name goes with the client */
+		/* The name goes with the client. */
+		strpool_truncate(&t->names, name);
 		return rc;
 	}
 	t->nclients++;
@@ -724,40 +702,38 @@ names_repack(struct gtable *t)
 {
 	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
 	uint16_t fsmap[MSG_SWEEP_FS_MAX];
-	size_t i, n = 0, nfs = 0, cap = 0;
-	char *v;
+	struct strpool v;
+	uint32_t *off;
+	size_t i, nfs = 0;
 
-	for (i = 0; i < t->nclients; i++)
-		n += strlen(gtable_client_nid(t, (uint32_t)i)) + 1;
-	if (n > 0) {
-		cap = 4096;
-		while (cap < n)
-			cap *= 2;
-	}
-	v = cap > 0 ? malloc(cap) : NULL;
-	if (cap > 0 && v == NULL)
+	/* The new offsets aside first: without memory nothing changes. */
+	off = malloc((t->nclients > 0 ? t->nclients : 1) * sizeof(*off));
+	if (off == NULL)
 		return -ENOMEM;
+	strpool_init(&v);
+	for (i = 0; i < t->nclients; i++) {
+		if (strpool_add(&v, gtable_client_nid(t, (uint32_t)i),
+		        &off[i]) < 0) {
+			strpool_free(&v);
+			free(off);
+			return -ENOMEM;
+		}
+	}
 	for (i = 0; i < MSG_SWEEP_FS_MAX; i++)
 		fsmap[i] = UINT16_MAX;
-	n = 0;
 	for (i = 0; i < t->nclients; i++) {
 		struct gt_client *c = &t->clients[i];
-		const char *nid = t->names + c->name;
-		size_t len = strlen(nid) + 1;
 
-		memcpy(v + n, nid, len);
-		c->name = (uint32_t)n;
-		n += len;
+		c->name = off[i];
 		if (fsmap[c->fs] == UINT16_MAX) {
 			memcpy(fsv[nfs], t->fsv[c->fs], LTREE_FS_MAX);
 			fsmap[c->fs] = (uint16_t)nfs++;
 		}
 		c->fs = fsmap[c->fs];
 	}
-	free(t->names);
+	free(off);
+	strpool_free(&t->names);
 	t->names = v;
-	t->nnames = n;
-	t->namescap = cap;
 	memcpy(t->fsv, fsv, nfs * sizeof(fsv[0]));
 	t->nfsv = nfs;
 	return 0;

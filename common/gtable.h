@@ -51,6 +51,7 @@
 #include "mdops.h"
 #include "msg.h"
 #include "nid.h"
+#include "strpool.h"
 
 #define GT_NCOUNTERS 6 /* the fields of struct iocount, in order */
 
@@ -169,8 +170,7 @@ struct gtable {
 	/* Every client's NID once, NUL-terminated (gt_client.name), and the
 	 * filesystems' names (gt_client.fs): kept apart from the clients,
 	 * whose NIDs would otherwise take NID_STR_MAX bytes each. */
-	char *names;
-	size_t nnames, namescap;
+	struct strpool names;
 	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
 	size_t nfsv;
 	uint64_t gen;           /* sweeps begun, 0 before the first */
@@ -268,7 +268,7 @@ void gtable_restored(struct gtable *t, uint64_t last_sweep_ns);
 static inline const char *
 gtable_client_nid(const struct gtable *t, uint32_t client)
 {
-	return t->names + t->clients[client].name;
+	return strpool_get(&t->names, t->clients[client].name);
 }
 
 static inline const char *

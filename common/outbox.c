@@ -12,6 +12,7 @@ batch_init(struct outbox_batch *b)
 {
 	memset(b, 0, sizeof(*b));
 	hindex_init(&b->index);
+	strpool_init(&b->names);
 }
 
 static void
@@ -20,7 +21,7 @@ batch_free(struct outbox_batch *b)
 	free(b->recs);
 	free(b->ops);
 	free(b->cspans);
-	free(b->names);
+	strpool_free(&b->names);
 	hindex_free(&b->index);
 	batch_init(b);
 }
@@ -32,7 +33,7 @@ batch_clear(struct outbox_batch *b)
 	b->n = 0;
 	b->nops = 0;
 	b->ncspans = 0;
-	b->nnames = 0;
+	strpool_clear(&b->names);
 	b->nfsv = 0;
 	b->batch = 0;
 	b->first_sweep = 0;
@@ -102,30 +103,6 @@ batch_fs(struct outbox_batch *b, const char *fs, uint16_t *ret)
 	return 0;
 }
 
-/* A copy of nid in b->names: its offset, or -ENOMEM. */
-static int
-batch_name(struct outbox_batch *b, const char *nid, uint32_t *ret)
-{
-	size_t n = strlen(nid) + 1;
-
-	if (b->nnames + n > b->namescap) {
-		size_t cap = b->namescap == 0 ? 4096 : b->namescap * 2;
-		char *v;
-
-		if (cap > UINT32_MAX)
-			return -ENOMEM;
-		v = realloc(b->names, cap);
-		if (v == NULL)
-			return -ENOMEM;
-		b->names = v;
-		b->namescap = cap;
-	}
-	memcpy(b->names + b->nnames, nid, n);
-	*ret = (uint32_t)b->nnames;
-	b->nnames += n;
-	return 0;
-}
-
 /* The record of (fs, nid) in b, created (zeroed) if absent. */
 static struct outbox_rec *
 batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
@@ -157,7 +134,7 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	*rc = batch_fs(b, fs, &fsi);
 	if (*rc < 0)
 		return NULL;
-	*rc = batch_name(b, nid, &name);
+	*rc = strpool_add(&b->names, nid, &name);
 	if (*rc < 0)
 		return NULL;
 	r = &b->recs[b->n];
@@ -168,7 +145,8 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	r->cspan = OUTBOX_NO_OPS;
 	*rc = hindex_add(&b->index, h, (uint32_t)b->n, rec_hash, b);
 	if (*rc < 0) {
-		b->nnames = name; /* the name goes with the record */
+		/* The name goes with the record. */
+		strpool_truncate(&b->names, name);
 		return NULL;
 	}
 	b->n++;

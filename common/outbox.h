@@ -26,6 +26,7 @@
 #include "mdops.h"
 #include "msg.h"
 #include "nid.h"
+#include "strpool.h"
 
 struct wbuf;
 
@@ -61,8 +62,7 @@ struct outbox_batch {
 	/* The records' NIDs, each once and NUL-terminated, and their
 	 * filesystems: a record does not carry NID_STR_MAX bytes of its
 	 * own. */
-	char *names;
-	size_t nnames, namescap;
+	struct strpool names;
 	char fsv[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
 	uint16_t nfsv;
 };
@@ -71,7 +71,7 @@ struct outbox_batch {
 static inline const char *
 outbox_rec_nid(const struct outbox_batch *b, const struct outbox_rec *r)
 {
-	return b->names + r->nid;
+	return strpool_get(&b->names, r->nid);
 }
 
 static inline const char *

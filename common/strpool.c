@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Strings end to end, named by offset (strpool.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strpool.h"
+
+void
+strpool_init(struct strpool *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+void
+strpool_free(struct strpool *p)
+{
+	free(p->v);
+	strpool_init(p);
+}
+
+void
+strpool_clear(struct strpool *p)
+{
+	p->n = 0;
+}
+
+int
+strpool_add(struct strpool *p, const char *s, uint32_t *ret)
+{
+	size_t len = strlen(s) + 1;
+
+	if (p->n + len > p->cap) {
+		size_t cap = p->cap == 0 ? 4096 : p->cap;
+		char *v;
+
+		while (cap < p->n + len)
+			cap *= 2;
+		/* Offsets are 32 bits. */
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		v = realloc(p->v, cap);
+		if (v == NULL)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	memcpy(p->v + p->n, s, len);
+	*ret = (uint32_t)p->n;
+	p->n += len;
+	return 0;
+}
+
+void
+strpool_truncate(struct strpool *p, uint32_t off)
+{
+	if (off < p->n)
+		p->n = off;
+}
