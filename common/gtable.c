@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gtable.h"
 #include "msg.h"
 
@@ -537,25 +538,6 @@ gtable_export_ops(const struct gt_target *tg, const struct gt_export *e,
 		ret->v[i] = tg->ops[e - tg->exp].v[i];
 }
 
-/* Room for one more element in the array *v of *cap elements of size
- * bytes, n in use.  Returns 0 or -ENOMEM (*v unchanged). */
-static int
-reserve(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap == 0 ? 64 : *cap * 2;
-	p = realloc(*v, c * size);
-	if (p == NULL)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 /* c's sums of this sweep, created (zero) if it has none: room was
  * reserved. */
 static struct gt_sums *
@@ -584,6 +566,8 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 {
 	struct gt_client *c = &t->clients[e->client];
 	struct delta_sample prev;
+	struct gt_sums *sums;
+	struct mdops *cops;
 	struct iocount d;
 	struct mdops dops;
 	enum delta_kind kind;
@@ -598,12 +582,17 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	kind = delta_compute(e->have ? &prev : NULL, cur, base, &d, &span_ns);
 	/* Room for the sums first: failing, nothing has changed, and the
 	 * next sweep counts the same delta again. */
-	if (reserve((void **)&t->sums, &t->sumscap, t->nsums,
-	        sizeof(*t->sums)) < 0 ||
-	    (tg->ops != NULL &&
-	        reserve((void **)&t->cops, &t->copscap, t->ncops,
-	            sizeof(*t->cops)) < 0))
+	sums = array_grow(t->sums, &t->sumscap, t->nsums, sizeof(*t->sums));
+	if (sums == NULL)
 		return -ENOMEM;
+	t->sums = sums;
+	if (tg->ops != NULL) {
+		cops = array_grow(t->cops, &t->copscap, t->ncops,
+		    sizeof(*t->cops));
+		if (cops == NULL)
+			return -ENOMEM;
+		t->cops = cops;
+	}
 	memset(&dops, 0, sizeof(dops));
 	if (tg->ops != NULL)
 		export_ops_delta(tg, e, kind, ops, &dops);

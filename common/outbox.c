@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "outbox.h"
 #include "wire.h"
 
@@ -153,25 +154,6 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	return r;
 }
 
-/* Room for one more op slot in b, so that adding cannot fail half-way.
- * Returns 0 or -ENOMEM. */
-static int
-batch_reserve_ops(struct outbox_batch *b)
-{
-	size_t cap;
-	struct mdops *v;
-
-	if (b->nops < b->opscap)
-		return 0;
-	cap = b->opscap == 0 ? 64 : b->opscap * 2;
-	v = realloc(b->ops, cap * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	b->ops = v;
-	b->opscap = cap;
-	return 0;
-}
-
 /* Add ops to r's op sums, r given a slot on first use (reserved). */
 static void
 rec_add_ops(struct outbox_batch *b, struct outbox_rec *r,
@@ -205,24 +187,6 @@ outbox_rec_cspans(const struct outbox_batch *b, const struct outbox_rec *r,
 		                                     r->span_us;
 }
 
-/* Room for one more counter-span slot in b.  Returns 0 or -ENOMEM. */
-static int
-batch_reserve_cspans(struct outbox_batch *b)
-{
-	size_t cap;
-	uint64_t(*v)[MSG_NCOUNTERS];
-
-	if (b->ncspans < b->cspanscap)
-		return 0;
-	cap = b->cspanscap == 0 ? 64 : b->cspanscap * 2;
-	v = realloc(b->cspans, cap * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	b->cspans = v;
-	b->cspanscap = cap;
-	return 0;
-}
-
 /* Whether an add gives some counter a span other than span_us. */
 static bool
 own_cspans(uint64_t span_us, const uint64_t *cspan_us)
@@ -243,7 +207,9 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 {
 	struct outbox_batch *b = &ob->pending;
 	bool own = own_cspans(span_us, cspan_us);
+	uint64_t(*spans)[MSG_NCOUNTERS];
 	struct outbox_rec *r;
+	struct mdops *o;
 	unsigned i;
 	int rc = 0;
 
@@ -252,9 +218,20 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 		return -EINVAL;
 	if (ops != NULL && mdops_is_zero(ops))
 		ops = NULL;
-	if ((ops != NULL && batch_reserve_ops(b) < 0) ||
-	    (own && batch_reserve_cspans(b) < 0))
-		return -ENOMEM;
+	/* Room first, so that adding cannot fail half-way. */
+	if (ops != NULL) {
+		o = array_grow(b->ops, &b->opscap, b->nops, sizeof(*b->ops));
+		if (o == NULL)
+			return -ENOMEM;
+		b->ops = o;
+	}
+	if (own) {
+		spans = array_grow(b->cspans, &b->cspanscap, b->ncspans,
+		    sizeof(*b->cspans));
+		if (spans == NULL)
+			return -ENOMEM;
+		b->cspans = spans;
+	}
 	r = batch_get(b, fs, nid, &rc);
 	if (r == NULL) {
 		if (rc == -ENOSPC)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "err.h"
 #include "hindex.h"
 #include "sweeps.h"
@@ -138,23 +139,6 @@ sender_match(const void *ctx, uint32_t idx, const void *key)
 	return strcmp(s->senders[idx].name, key) == 0;
 }
 
-/* p (of *cap elements of size sz) grown to hold n + 1: the new array,
- * or NULL (p unchanged) when out of memory. */
-static void *
-grow(void *p, size_t *cap, size_t n, size_t sz)
-{
-	size_t c;
-	void *v;
-
-	if (n < *cap && p != NULL)
-		return p;
-	c = *cap == 0 ? 64 : *cap * 2;
-	v = realloc(p, c * sz);
-	if (v != NULL)
-		*cap = c;
-	return v;
-}
-
 int
 sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret)
 {
@@ -239,7 +223,7 @@ sender_get(struct sweeps *s, const char *name)
 		return p;
 	if (strlen(name) >= MSG_NAME_MAX)
 		return NULL;
-	v = grow(s->senders, &s->scap, s->nsenders, sizeof(*s->senders));
+	v = array_grow(s->senders, &s->scap, s->nsenders, sizeof(*s->senders));
 	if (v == NULL)
 		return NULL;
 	s->senders = v;
@@ -276,7 +260,7 @@ client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
 	}
 	if (s->nclients >= HINDEX_NONE - 1)
 		return -ENOMEM;
-	c = grow(s->clients, &s->ccap, s->nclients, sizeof(*s->clients));
+	c = array_grow(s->clients, &s->ccap, s->nclients, sizeof(*s->clients));
 	if (c == NULL)
 		return -ENOMEM;
 	s->clients = c;
@@ -300,7 +284,7 @@ acc_get(struct sw_sweep *w, uint32_t client)
 	i = hindex_find(&w->index, id_hash(client), acc_match, w, &client);
 	if (i != HINDEX_NONE)
 		return &w->acc[i];
-	a = grow(w->acc, &w->cap, w->n, sizeof(*w->acc));
+	a = array_grow(w->acc, &w->cap, w->n, sizeof(*w->acc));
 	if (a == NULL)
 		return NULL;
 	w->acc = a;
@@ -329,7 +313,7 @@ add_ops(struct add_ctx *c, struct sw_acc *a, const struct msg_rec *r)
 	unsigned i;
 
 	if (a->ops == 0) {
-		o = grow(w->ops, &w->opcap, w->nops, sizeof(*w->ops));
+		o = array_grow(w->ops, &w->opcap, w->nops, sizeof(*w->ops));
 		if (o == NULL)
 			return -ENOMEM;
 		w->ops = o;
@@ -429,7 +413,7 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 		verdict = k == 0 ? SWEEPS_ON_TIME : SWEEPS_AHEAD_OF_US;
 	}
 	w = &s->ring[k];
-	ack = grow(w->acks, &w->acap, w->nacks, sizeof(*w->acks));
+	ack = array_grow(w->acks, &w->acap, w->nacks, sizeof(*w->acks));
 	if (ack == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	w->acks = ack;
@@ -546,7 +530,7 @@ add_missing(struct sweeps *s, size_t *n, const char *name)
 	}
 	char(*v)[MSG_NAME_MAX];
 
-	v = grow(s->missing, &s->mcap, *n, sizeof(*s->missing));
+	v = array_grow(s->missing, &s->mcap, *n, sizeof(*s->missing));
 	if (v == NULL)
 		return -ENOMEM;
 	s->missing = v;
