@@ -105,6 +105,21 @@ gtable_start_tag(uint64_t start_ns)
 }
 
 /*
+ * Serial-number arithmetic (RFC 1982) on a count kept as its low 32 bits:
+ * whether cur is that count gone up, by *ret_up.  It answers as the whole
+ * values would as long as a sweep moves a count by less than 2^31, by far
+ * more than any does; false: it went down.
+ */
+static bool
+went_up32(uint32_t prev32, uint64_t cur, uint64_t *ret_up)
+{
+	uint32_t moved = (uint32_t)cur - prev32;
+
+	*ret_up = moved;
+	return moved < (uint32_t)1 << 31 && moved <= cur;
+}
+
+/*
  * What e's file said last time, whole again for delta_compute() and cur,
  * the read just made: the samples total and start_time that compare with
  * cur's as the whole values did (see struct gt_export).
@@ -113,19 +128,13 @@ static void
 export_prev_for(const struct gt_target *tg, const struct gt_export *e,
     const struct delta_sample *cur, struct delta_sample *ret)
 {
-	uint32_t moved = (uint32_t)cur->samples - e->prev_samples;
+	uint64_t up;
 
 	gtable_export_prev(tg, e, ret);
-	if (moved < (uint32_t)1 << 31 && moved <= cur->samples)
-		ret->samples = cur->samples - moved; /* went up by moved */
-	else if (moved >= (uint32_t)1 << 31) {
-		uint64_t down = (uint32_t)0 - moved;
-
-		ret->samples = cur->samples <= UINT64_MAX - down ?
-		    cur->samples + down :
-		    UINT64_MAX;
-	} else
-		ret->samples = UINT64_MAX; /* up by more than there is: down */
+	/* delta_compute() only asks whether the total went down. */
+	ret->samples = went_up32(e->prev_samples, cur->samples, &up) ?
+	    cur->samples - up :
+	    UINT64_MAX;
 	if (e->prev_start_tag == 0 || cur->start_ns == 0)
 		ret->start_ns = 0; /* unknown: says nothing */
 	else if (gtable_start_tag(cur->start_ns) == e->prev_start_tag)
@@ -512,14 +521,10 @@ export_ops_delta(struct gt_target *tg, struct gt_export *e,
 		*ret = *cur;
 	} else if (kind == DELTA_NORMAL && !e->ops_unknown) {
 		for (i = 0; i < MDOPS_N; i++) {
-			/* Up by less than 2^31 (by far the most a sweep
-			 * sees) and no more than there is: the delta;
-			 * otherwise it went down. */
-			uint32_t moved = (uint32_t)cur->v[i] - prev->v[i];
+			uint64_t up;
 
-			ret->v[i] =
-			    moved < (uint32_t)1 << 31 && moved <= cur->v[i] ?
-			    moved :
+			ret->v[i] = went_up32(prev->v[i], cur->v[i], &up) ?
+			    up :
 			    cur->v[i];
 		}
 	}
