@@ -321,25 +321,8 @@ gtable_target_listed(struct gt_target *tg)
 	tg->listed = true;
 }
 
-/* The index of filesystem fs in t->fsv, added if new; -EINVAL: more
- * filesystems than a SWEEP carries. */
-static int
-fs_get(struct gtable *t, const char *fs, uint16_t *ret)
-{
-	size_t i;
-
-	for (i = 0; i < t->nfsv; i++) {
-		if (strcmp(t->fsv[i], fs) == 0)
-			break;
-	}
-	if (i == t->nfsv) {
-		if (t->nfsv == MSG_SWEEP_FS_MAX)
-			return -EINVAL;
-		memcpy(t->fsv[t->nfsv++], fs, strlen(fs) + 1);
-	}
-	*ret = (uint16_t)i;
-	return 0;
-}
+/* A filesystem name is kept in the SWEEP's own layout. */
+_Static_assert(LTREE_FS_MAX <= MSG_FS_MAX, "fsnames cannot hold a filesystem");
 
 static int
 client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
@@ -364,9 +347,10 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 		return rc;
 	if (t->nclients >= GT_INDEX_MAX - 1)
 		return -ENOMEM;
-	rc = fs_get(t, fs, &fsi);
-	if (rc < 0)
-		return rc;
+	/* More filesystems than a SWEEP carries: as a name the wire cannot
+	 * carry, never queued. */
+	if (fsnames_index(&t->fsn, fs, &fsi) < 0)
+		return -EINVAL;
 	if (t->nclients == t->ccap) {
 		size_t cap = t->ccap == 0 ? 256 : t->ccap * 2;
 
@@ -694,11 +678,10 @@ prune_targets(struct gtable *t)
 static int
 names_repack(struct gtable *t)
 {
-	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
-	uint16_t fsmap[MSG_SWEEP_FS_MAX];
+	struct fsnames fsn;
 	struct strpool v;
 	uint32_t *off;
-	size_t i, nfs = 0;
+	size_t i;
 
 	/* The new offsets aside first: without memory nothing changes. */
 	off = malloc((t->nclients > 0 ? t->nclients : 1) * sizeof(*off));
@@ -713,23 +696,20 @@ names_repack(struct gtable *t)
 			return -ENOMEM;
 		}
 	}
-	for (i = 0; i < MSG_SWEEP_FS_MAX; i++)
-		fsmap[i] = UINT16_MAX;
+	/* Only the filesystems of the clients kept: at most as many as
+	 * before, so an index never fails. */
+	memset(&fsn, 0, sizeof(fsn));
 	for (i = 0; i < t->nclients; i++) {
 		struct gt_client *c = &t->clients[i];
 
 		c->name = off[i];
-		if (fsmap[c->fs] == UINT16_MAX) {
-			memcpy(fsv[nfs], t->fsv[c->fs], LTREE_FS_MAX);
-			fsmap[c->fs] = (uint16_t)nfs++;
-		}
-		c->fs = fsmap[c->fs];
+		(void)fsnames_index(&fsn, gtable_client_fs(t, (uint32_t)i),
+		    &c->fs);
 	}
 	free(off);
 	strpool_free(&t->names);
 	t->names = v;
-	memcpy(t->fsv, fsv, nfs * sizeof(fsv[0]));
-	t->nfsv = nfs;
+	t->fsn = fsn;
 	return 0;
 }
 

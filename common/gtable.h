@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "delta.h"
+#include "fsnames.h"
 #include "hindex.h"
 #include "iocount.h"
 #include "lustre_tree.h"
@@ -65,7 +66,7 @@ struct gt_ops32 {
 
 struct gt_client {
 	uint32_t name;     /* its NID: an offset into gtable.names */
-	uint16_t fs;       /* its filesystem: an index into gtable.fsv */
+	uint16_t fs;       /* its filesystem: an index into gtable.fsn */
 	bool peer;         /* a server on some target of fs: never reported */
 	bool observed;     /* this sweep: at least one export read */
 	uint32_t nexports; /* exports referring to it */
@@ -171,8 +172,7 @@ struct gtable {
 	 * filesystems' names (gt_client.fs): kept apart from the clients,
 	 * whose NIDs would otherwise take NID_STR_MAX bytes each. */
 	struct strpool names;
-	char fsv[MSG_SWEEP_FS_MAX][LTREE_FS_MAX];
-	size_t nfsv;
+	struct fsnames fsn;
 	uint64_t gen;           /* sweeps begun, 0 before the first */
 	bool history;           /* a sweep completed, or state was restored */
 	bool baseline;          /* this sweep is the very first: no deltas */
@@ -274,7 +274,7 @@ gtable_client_nid(const struct gtable *t, uint32_t client)
 static inline const char *
 gtable_client_fs(const struct gtable *t, uint32_t client)
 {
-	return t->fsv[t->clients[client].fs];
+	return fsnames_get(&t->fsn, t->clients[client].fs);
 }
 
 /* What e's stats file said when last read (e->have): into ret, with

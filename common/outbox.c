@@ -35,7 +35,7 @@ batch_clear(struct outbox_batch *b)
 	b->nops = 0;
 	b->ncspans = 0;
 	strpool_clear(&b->names);
-	b->nfsv = 0;
+	b->fsn.n = 0;
 	b->batch = 0;
 	b->first_sweep = 0;
 	b->last_sweep = 0;
@@ -84,26 +84,6 @@ rec_match(const void *ctx, uint32_t idx, const void *key)
 	    strcmp(outbox_rec_fs(b, &b->recs[idx]), k->fs) == 0;
 }
 
-/* The index of fs in b->fsv, added if new: -E2BIG past what one SWEEP
- * carries. */
-static int
-batch_fs(struct outbox_batch *b, const char *fs, uint16_t *ret)
-{
-	uint16_t i;
-
-	for (i = 0; i < b->nfsv; i++) {
-		if (strcmp(b->fsv[i], fs) == 0)
-			break;
-	}
-	if (i == b->nfsv) {
-		if (b->nfsv == MSG_SWEEP_FS_MAX)
-			return -E2BIG;
-		memcpy(b->fsv[b->nfsv++], fs, strlen(fs) + 1);
-	}
-	*ret = i;
-	return 0;
-}
-
 /* The record of (fs, nid) in b, created (zeroed) if absent. */
 static struct outbox_rec *
 batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
@@ -132,7 +112,7 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 		b->recs = r;
 		b->cap = cap;
 	}
-	*rc = batch_fs(b, fs, &fsi);
+	*rc = fsnames_index(&b->fsn, fs, &fsi);
 	if (*rc < 0)
 		return NULL;
 	*rc = strpool_add(&b->names, nid, &name);
@@ -336,8 +316,8 @@ batch_encode(const struct outbox_batch *b, bool ops, struct wbuf *w)
 	h.span_us = common_span(b);
 	h.ops = ops;
 	/* The batch's filesystems are the SWEEP's, in the same order. */
-	h.nfs = b->nfsv;
-	memcpy(h.fs, b->fsv, b->nfsv * sizeof(b->fsv[0]));
+	h.nfs = b->fsn.n;
+	memcpy(h.fs, b->fsn.v, b->fsn.n * sizeof(b->fsn.v[0]));
 	return msg_sweep_encode_from(w, &h, rec_get, b, b->n);
 }
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fsnames.h"
 #include "hindex.h"
 #include "iocount.h"
 #include "mdops.h"
@@ -35,7 +36,7 @@ struct wbuf;
 
 struct outbox_rec {
 	uint32_t nid; /* offset of its NID in the batch's names */
-	uint16_t fs;  /* index into the batch's fsv */
+	uint16_t fs;  /* index into the batch's fsn */
 	struct iocount d;
 	uint64_t span_us;
 	uint32_t ops; /* index into the batch's ops[], or OUTBOX_NO_OPS */
@@ -63,8 +64,7 @@ struct outbox_batch {
 	 * filesystems: a record does not carry NID_STR_MAX bytes of its
 	 * own. */
 	struct strpool names;
-	char fsv[MSG_SWEEP_FS_MAX][MSG_FS_MAX];
-	uint16_t nfsv;
+	struct fsnames fsn;
 };
 
 /* A record's NID and filesystem. */
@@ -77,7 +77,7 @@ outbox_rec_nid(const struct outbox_batch *b, const struct outbox_rec *r)
 static inline const char *
 outbox_rec_fs(const struct outbox_batch *b, const struct outbox_rec *r)
 {
-	return b->fsv[r->fs];
+	return fsnames_get(&b->fsn, r->fs);
 }
 
 /* A record's span of each counter, into ret. */
