@@ -66,6 +66,7 @@ struct gatherer {
 	uint64_t scope;    /* gstate_scope() of this configuration */
 	bool save_failing; /* the last state save failed */
 	bool slow;         /* the last sweep overran the interval */
+	bool splitting;    /* the last batch numbered was cut to fit */
 };
 
 static void
@@ -226,6 +227,35 @@ save_state(struct gatherer *g)
 	return 0;
 }
 
+/* Number the pending batch, cut to fit max_frame (outbox_seal_within()):
+ * true when a batch was numbered now. */
+static bool
+seal_batch(struct gatherer *g)
+{
+	bool was = outbox_ready(&g->ob);
+	int rc;
+
+	rc = outbox_seal_within(&g->ob, outbox_payload_max(g->cfg->max_frame));
+	if (rc < 0) {
+		log_warnx("cannot number the next batch: %s; holding it back",
+		    strerror(-rc));
+		return false;
+	}
+	if (was || !outbox_ready(&g->ob))
+		return false;
+	if (rc > 0 && !g->splitting)
+		log_warnx("batch %" PRIu64 ": larger than max_frame (%u "
+		          "bytes): %zu client records in it, %zu left for the "
+		          "next batches",
+		    g->ob.inflight.batch, g->cfg->max_frame, g->ob.inflight.n,
+		    g->ob.pending.n);
+	else if (rc == 0 && g->splitting)
+		log_info("batch %" PRIu64 ": within max_frame again",
+		    g->ob.inflight.batch);
+	g->splitting = rc > 0;
+	return true;
+}
+
 static void
 sweep(struct gatherer *g, uint64_t sweep_ns)
 {
@@ -284,9 +314,7 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	/* Number the batch before saving: see outbox_seal().  What cannot
 	 * be saved is not sent: after a restart from the older state the
 	 * same deltas are computed again, and must not have been counted. */
-	sealed = !outbox_ready(&g->ob);
-	outbox_seal(&g->ob);
-	sealed = sealed && outbox_ready(&g->ob);
+	sealed = seal_batch(g);
 	if (save_state(g) < 0 && sealed)
 		(void)outbox_unseal(&g->ob);
 	sender_kick(g->snd);
@@ -438,6 +466,14 @@ load_state(struct gatherer *g)
 		    g->state_path);
 		g->table.new_targets_are_old = true;
 	}
+	/* Saved by a version that did not split: a batch in flight too
+	 * large for the frame was never sent, and is split. */
+	if (outbox_fit(&g->ob, outbox_payload_max(g->cfg->max_frame)) > 0)
+		log_warnx("%s: batch %" PRIu64 " in flight larger than "
+		          "max_frame (%u bytes): split, %zu client records in "
+		          "it, the others in the next batches",
+		    g->state_path, g->ob.inflight.batch, g->cfg->max_frame,
+		    g->ob.inflight.n);
 	log_info("state restored: %zu exports on %zu targets, last sweep "
 	         "%" PRIu64 "%s",
 	    gtable_nexports(&g->table), g->table.ntargets,

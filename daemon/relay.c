@@ -29,6 +29,7 @@ struct route {
 	struct sender *snd;
 	struct relay *r;
 	uint64_t dropped_logged; /* ob.dropped already logged */
+	bool splitting;          /* the last batch numbered was cut to fit */
 };
 
 struct relay {
@@ -191,8 +192,16 @@ relay_restore(struct relay *r, struct ledger *ledger)
 		return 0;
 	}
 	for (i = 0; i < r->nroutes; i++) {
-		const struct outbox *ob = &r->routes[i].ob;
+		struct outbox *ob = &r->routes[i].ob;
 
+		/* Saved by a version that did not split: a batch in flight
+		 * too large for the frame was never sent, and is split. */
+		if (outbox_fit(ob, outbox_payload_max(r->cfg->max_frame)) > 0)
+			log_warnx("route %s: batch %" PRIu64 " in flight larger "
+			          "than max_frame (%u bytes): split, %zu client "
+			          "records in it, the others in the next batches",
+			    r->routes[i].conf->name, ob->inflight.batch,
+			    r->cfg->max_frame, ob->inflight.n);
 		pending +=
 		    ob->pending.n + (ob->have_inflight ? ob->inflight.n : 0);
 	}
@@ -347,6 +356,40 @@ out:
 	return rc;
 }
 
+/*
+ * Number a route's pending batch, cut to fit the downstream's frame (a
+ * batch that could never be sent would hold the route, and every ACK
+ * given upstream for its deltas, for good): true when a batch was
+ * numbered now.
+ */
+static bool
+route_seal(struct relay *r, struct route *rt)
+{
+	bool was = outbox_ready(&rt->ob);
+	int rc;
+
+	rc = outbox_seal_within(&rt->ob, outbox_payload_max(r->cfg->max_frame));
+	if (rc < 0) {
+		log_warnx("route %s: cannot number the next batch: %s; holding "
+		          "it back",
+		    rt->conf->name, strerror(-rc));
+		return false;
+	}
+	if (was || !outbox_ready(&rt->ob))
+		return false;
+	if (rc > 0 && !rt->splitting)
+		log_warnx("route %s: batch %" PRIu64 " larger than max_frame "
+		          "(%u bytes): %zu client records in it, %zu left for "
+		          "the next batches",
+		    rt->conf->name, rt->ob.inflight.batch, r->cfg->max_frame,
+		    rt->ob.inflight.n, rt->ob.pending.n);
+	else if (rc == 0 && rt->splitting)
+		log_info("route %s: batch %" PRIu64 " within max_frame again",
+		    rt->conf->name, rt->ob.inflight.batch);
+	rt->splitting = rc > 0;
+	return true;
+}
+
 int
 relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
     size_t nacks)
@@ -369,9 +412,7 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 	for (i = 0; i < r->nroutes; i++) {
 		struct route *rt = &r->routes[i];
 
-		sealed[i] = !outbox_ready(&rt->ob);
-		outbox_seal(&rt->ob);
-		sealed[i] = sealed[i] && outbox_ready(&rt->ob);
+		sealed[i] = route_seal(r, rt);
 		if (rt->ob.dropped > rt->dropped_logged) {
 			log_warnx("route %s: %" PRIu64 " client records "
 			          "dropped: more clients than an outbox holds",
