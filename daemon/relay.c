@@ -197,9 +197,10 @@ relay_restore(struct relay *r, struct ledger *ledger)
 		/* Saved by a version that did not split: a batch in flight
 		 * too large for the frame was never sent, and is split. */
 		if (outbox_fit(ob, outbox_payload_max(r->cfg->max_frame)) > 0)
-			log_warnx("route %s: batch %" PRIu64 " in flight larger "
-			          "than max_frame (%u bytes): split, %zu client "
-			          "records in it, the others in the next batches",
+			log_warnx(
+			    "route %s: batch %" PRIu64 " in flight larger "
+			    "than max_frame (%u bytes): split, %zu client "
+			    "records in it, the others in the next batches",
 			    r->routes[i].conf->name, ob->inflight.batch,
 			    r->cfg->max_frame, ob->inflight.n);
 		pending +=

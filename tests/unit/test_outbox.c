@@ -644,8 +644,9 @@ START_TEST(split_to_fit)
 	/* The rest first: the records not sent yet lead the next batch. */
 	ck_assert_int_eq(outbox_seal_within(&ob, 600), 1);
 	ck_assert_uint_eq(ob.inflight.recs[0].d.read_bytes, 8);
-	ck_assert_int_eq(
-	    msg_sweep_decode(&h, w1.data, w1.len, split_cb, &s1, NULL), 0);
+	ck_assert_int_eq(msg_sweep_decode(&h, w1.data, w1.len, split_cb, &s1,
+	                     NULL),
+	    0);
 	ck_assert_uint_eq(s1.n, first);
 	/* Every client once more: the first batch's with the second
 	 * sweep's deltas only. */
