@@ -438,26 +438,51 @@ start_afresh(struct gatherer *g)
 	outbox_init(&g->ob, clock_realtime_ns() / 1000);
 }
 
-static void
+/*
+ * The saved state, or a fresh start when there is none.  A file that
+ * cannot be read this time (an I/O error, out of memory, a directory in
+ * its place) is tried again, then kept as it is and the gatherer does not
+ * start: starting afresh would overwrite it at the first sweep.  A file
+ * refused (damaged, a newer format after a downgrade) is moved aside and
+ * the gatherer starts with a baseline.  Returns 0, or -1 (logged).
+ */
+static int
 load_state(struct gatherer *g)
 {
 	struct lh_err err;
 	uint64_t scope = 0;
+	unsigned tries = 0;
 	int rc;
 
-	rc = gstate_load(g->state_path, &scope, &g->table, &g->ob, &err);
+	for (;;) {
+		rc =
+		    gstate_load(g->state_path, &scope, &g->table, &g->ob, &err);
+		if (rc == 0 || rc == -ENOENT || rc == -EBADMSG ||
+		    ++tries == STATEDIR_LOAD_TRIES)
+			break;
+		log_warnx("%s: %s; trying again", g->state_path, err.reason);
+		start_afresh(g);
+		(void)sleep(1);
+	}
 	if (rc == -ENOENT) {
 		log_info("no saved state in %s: the first sweep is a baseline",
 		    g->cfg->state_dir);
 		start_afresh(g);
-		return;
+		return 0;
+	}
+	if (rc == -EBADMSG) {
+		start_afresh(g);
+		return statedir_set_aside(g->state_path, err.reason,
+		    "starting afresh: the first sweep is a baseline; what it "
+		    "held (counts since its last save, deltas not yet "
+		    "acknowledged) is lost");
 	}
 	if (rc < 0) {
-		log_warnx("%s: %s; starting afresh (the first sweep is a "
-		          "baseline)",
+		log_warnx("%s: %s; not starting: the file is kept as it is "
+		          "(start again once it can be read, or move it "
+		          "aside to start afresh)",
 		    g->state_path, err.reason);
-		start_afresh(g);
-		return;
+		return -1;
 	}
 	if (scope != g->scope) {
 		log_info("%s: saved under another lustre_root or filesystems: "
@@ -480,6 +505,7 @@ load_state(struct gatherer *g)
 	    (uint64_t)(g->table.last_sweep_ns / CLOCK_NS_PER_S),
 	    outbox_has_data(&g->ob) ? ", with deltas not yet acknowledged" :
 	                              "");
+	return 0;
 }
 
 /* Everything that can be refused, before detaching. */
@@ -509,7 +535,8 @@ preflight(struct gatherer *g)
 	}
 	g->scope =
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
-	load_state(g);
+	if (load_state(g) < 0)
+		return -1;
 	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
 		log_warnx("%s", err.reason);
 	return 0;

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The relay's routes, outboxes, senders and state (relay.h). */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
@@ -18,6 +22,7 @@
 #include "relay.h"
 #include "rstate.h"
 #include "sender.h"
+#include "statedir.h"
 #include "sweeps.h"
 
 #define UNROUTED_LOG_NS (600 * CLOCK_NS_PER_S)
@@ -163,6 +168,46 @@ restore_route(void *arg, const char *name, struct outbox *ob)
 	return 0;
 }
 
+/* Every route's outbox emptied: what a failed restore left half-filled. */
+static void
+routes_clear(struct relay *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nroutes; i++) {
+		outbox_free(&r->routes[i].ob);
+		outbox_init(&r->routes[i].ob, clock_realtime_ns() / 1000);
+	}
+	r->rerouted = 0;
+	r->lost = 0;
+}
+
+/*
+ * A relay.state that cannot be used holds deltas whose batches were
+ * acknowledged upstream and recorded in the ledger: their senders will
+ * never send them again, so starting without it would lose them for
+ * good, silently.  The relay does not start; the file stays as it is.
+ * The gatherers keep their deltas meanwhile (coalesced, bounded), so
+ * waiting loses nothing more; an operator who accepts the loss moves the
+ * file aside (docs/relay.md).
+ */
+static void
+refuse_state(const struct relay *r, const char *reason)
+{
+	struct stat sb;
+	char when[32] = "?";
+	struct tm tm;
+
+	if (lstat(r->state_path, &sb) == 0 &&
+	    gmtime_r(&sb.st_mtime, &tm) != NULL)
+		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_warnx("%s: %s; not starting: it holds the deltas of batches "
+	          "already acknowledged upstream (saved %s), which their "
+	          "senders will not send again; fix it, or move it aside to "
+	          "start without them (they are then lost)",
+	    r->state_path, reason, when);
+}
+
 int
 relay_restore(struct relay *r, struct ledger *ledger)
 {
@@ -170,26 +215,24 @@ relay_restore(struct relay *r, struct ledger *ledger)
 	const struct rstate_cb cb = {restore_ledger, restore_route, &c};
 	struct lh_err err;
 	size_t i, pending = 0;
+	unsigned tries = 0;
 	int rc;
 
-	rc = rstate_load(r->state_path, &cb, &err);
+	for (;;) {
+		rc = rstate_load(r->state_path, &cb, &err);
+		if (rc == 0 || rc == -ENOENT || rc == -EBADMSG ||
+		    ++tries == STATEDIR_LOAD_TRIES)
+			break;
+		log_warnx("%s: %s; trying again", r->state_path, err.reason);
+		routes_clear(r);
+		(void)sleep(1);
+	}
 	if (rc == -ENOENT)
 		return 0;
-	if (rc == -ENOMEM) {
-		log_warnx("%s: out of memory", r->state_path);
-		return -1;
-	}
 	if (rc < 0) {
-		/* Whatever was restored before the damage is dropped whole:
-		 * the senders resend what the ledger does not have. */
-		log_warnx("%s: %s; starting without it", r->state_path,
-		    err.reason);
-		for (i = 0; i < r->nroutes; i++) {
-			outbox_free(&r->routes[i].ob);
-			outbox_init(&r->routes[i].ob,
-			    clock_realtime_ns() / 1000);
-		}
-		return 0;
+		routes_clear(r);
+		refuse_state(r, err.reason);
+		return -1;
 	}
 	for (i = 0; i < r->nroutes; i++) {
 		struct outbox *ob = &r->routes[i].ob;
