@@ -376,11 +376,13 @@ static int
 batch_fit(const struct outbox_batch *b, size_t max_payload, size_t *ret_n)
 {
 	struct wbuf w;
-	size_t k = b->n, next;
+	size_t k = b->n;
 	int rc;
 
 	wbuf_init(&w, 0);
 	for (;;) {
+		size_t next;
+
 		wbuf_reset(&w);
 		rc = batch_encode(b, k, true, &w);
 		if (rc < 0 || w.len <= max_payload)
@@ -491,33 +493,45 @@ outbox_seal(struct outbox *ob)
 		promote(ob, ++ob->last_batch);
 }
 
+/* What a split left pending goes back behind the batch in flight's
+ * records, in their order (so that the next seal splits the same), all in
+ * the batch in flight.  Built aside: out of memory changes nothing. */
+static int
+rest_merge(struct outbox *ob)
+{
+	struct outbox_batch all;
+	size_t i;
+	int rc = 0;
+
+	batch_init(&all);
+	for (i = 0; i < ob->inflight.n && rc == 0; i++)
+		rc = batch_copy_rec(&all, &ob->inflight, i);
+	for (i = 0; i < ob->pending.n && rc == 0; i++)
+		rc = batch_copy_rec(&all, &ob->pending, i);
+	if (rc < 0) {
+		batch_free(&all);
+		return rc;
+	}
+	batch_free(&ob->pending);
+	batch_free(&ob->inflight);
+	ob->inflight = all;
+	ob->rest_only = false;
+	return 0;
+}
+
 int
 outbox_unseal(struct outbox *ob)
 {
 	struct outbox_batch tmp;
-	size_t i;
-	int rc = 0;
 
 	if (!ob->have_inflight || (ob->pending.n > 0 && !ob->rest_only) ||
 	    ob->inflight.batch != ob->last_batch)
 		return -EINVAL;
 	if (ob->pending.n > 0) {
-		/* What a split left pending goes back after the batch's
-		 * records, in their order: the next seal splits the same. */
-		batch_init(&tmp);
-		for (i = 0; i < ob->inflight.n && rc == 0; i++)
-			rc = batch_copy_rec(&tmp, &ob->inflight, i);
-		for (i = 0; i < ob->pending.n && rc == 0; i++)
-			rc = batch_copy_rec(&tmp, &ob->pending, i);
-		if (rc < 0) {
-			batch_free(&tmp);
+		int rc = rest_merge(ob);
+
+		if (rc < 0)
 			return rc;
-		}
-		batch_free(&ob->pending);
-		batch_free(&ob->inflight);
-		ob->inflight = tmp;
-		batch_init(&tmp);
-		ob->rest_only = false;
 	}
 	tmp = ob->pending;
 	ob->pending = ob->inflight;

@@ -237,35 +237,38 @@ statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err)
 static int
 in_open(const char *path, struct stat *sb, struct lh_err *err)
 {
+	const char *why = NULL;
 	int fd, rc;
 
+	/* Written on every path: the analyzer cannot tell rc < 0. */
+	memset(sb, 0, sizeof(*sb));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
-		rc = -errno;
+		rc = errno > 0 ? -errno : -EIO;
 		if (rc == -ENOENT)
 			return rc;
-		if (rc == -ELOOP)
-			return lh_err_set(err, 0, -EBADMSG,
-			    "a symbolic link, not a file");
-		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+		if (rc == -ELOOP) {
+			rc = -EBADMSG;
+			why = "a symbolic link, not a file";
+		}
+	} else if (fstat(fd, sb) < 0) {
+		rc = errno > 0 ? -errno : -EIO;
+	} else if (S_ISDIR(sb->st_mode)) {
+		rc = -EISDIR;
+		why = "a directory, not a file";
+	} else if (!S_ISREG(sb->st_mode)) {
+		rc = -EINVAL;
+		why = "not a regular file";
+	} else if ((size_t)sb->st_size > STATEFILE_MAX) {
+		rc = -EBADMSG;
+		why = "larger than 1 GiB";
+	} else {
+		return fd;
 	}
-	if (fstat(fd, sb) < 0) {
-		rc = -errno;
+	if (fd >= 0)
 		(void)close(fd);
-		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
-	}
-	if (!S_ISREG(sb->st_mode)) {
-		(void)close(fd);
-		if (S_ISDIR(sb->st_mode))
-			return lh_err_set(err, 0, -EISDIR,
-			    "a directory, not a file");
-		return lh_err_set(err, 0, -EINVAL, "not a regular file");
-	}
-	if ((size_t)sb->st_size > STATEFILE_MAX) {
-		(void)close(fd);
-		return lh_err_set(err, 0, -EBADMSG, "larger than 1 GiB");
-	}
-	return fd;
+	(void)lh_err_set(err, 0, rc, "%s", why != NULL ? why : strerror(-rc));
+	return rc;
 }
 
 int
