@@ -49,6 +49,9 @@ struct relay {
 	char first_unrouted[NID_STR_MAX];
 	uint64_t unrouted_logged;
 	bool save_failing; /* logged once until a save succeeds */
+	/* The state file could not be restored (relay_restore() failed):
+	 * never overwritten, should this relay run anyway (a reload). */
+	bool state_refused;
 	/* Restore: clients of routes no longer configured. */
 	size_t rerouted, lost;
 };
@@ -232,6 +235,7 @@ relay_restore(struct relay *r, struct ledger *ledger)
 	if (rc < 0) {
 		routes_clear(r);
 		refuse_state(r, err.reason);
+		r->state_refused = true;
 		return -1;
 	}
 	for (i = 0; i < r->nroutes; i++) {
@@ -369,6 +373,12 @@ save(struct relay *r, const struct sweeps_ack *acks, size_t nacks)
 	size_t i;
 	int rc;
 
+	if (r->state_refused) {
+		(void)lh_err_set(&err, 0, -EBADMSG,
+		    "not overwritten: it could not be restored");
+		rc = -EBADMSG;
+		goto out;
+	}
 	rr = calloc(r->nroutes > 0 ? r->nroutes : 1, sizeof(*rr));
 	if (nacks > 0)
 		l = calloc(nacks, sizeof(*l));
