@@ -59,7 +59,7 @@ relay_start() {
 		secret_file = "$tmp/keys"
 		state_dir = "$tmp/state-relay"
 		name = "relay1"
-		deadline = 0.5
+		deadline = 1.5
 		max_frame = $1
 		route "all" {
 			networks = { "o2ib" }
