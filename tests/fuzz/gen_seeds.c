@@ -29,7 +29,8 @@
 #include "wire.h"
 
 /* Keep in step with fuzz_frame.c. */
-#define FZ_KEYS      "fuzz-shared-secret-0123456789\nfuzz-second-key-abcdefghijkl\n"
+#define FZ_KEYS                                                                \
+	"fuzz-shared-secret-0123456789-abc\nfuzz-second-key-abcdefghijkl-0123\n"
 #define FZ_LISTENER  "agg-fuzz"
 #define FZ_MAX_FRAME 65536u
 
@@ -517,7 +518,7 @@ main(int argc, char **argv)
 
 	{
 		static const char k1[] = "# lharvestd key\n"
-		                         "fuzz-shared-secret-0123456789\n";
+		                         "fuzz-shared-secret-0123456789-abc\n";
 		static const char k2[] = "  new-key-2024-rotation \r\n\n"
 		                         "# old one\nold-key-2019-original\n";
 		static const char k3[] = "short\n";

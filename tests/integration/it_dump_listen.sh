@@ -9,13 +9,13 @@ bin=$1
 # shellcheck source=dumplib.sh
 . "$(dirname "$0")/dumplib.sh"
 
-k1=lharvest-test-key-one-0123456789
-k2=lharvest-test-key-two-9876543210
+k1=lharvest-test-key-one-0123456789abcdef
+k2=lharvest-test-key-two-9876543210fedcba
 make_keys "$tmp/keys" "$k1" "$k2"
 # A server rolling the key out: the new key first (it signs), the old one
 # still accepted.
 make_keys "$tmp/keys-rotated" "$k2" "$k1"
-make_keys "$tmp/keys-other" "some-other-site-key-0000000000"
+make_keys "$tmp/keys-other" "some-other-site-key-0000000000-abcdef"
 
 cat >"$tmp/recs" <<'EOR'
 # fs nid read_bytes write_bytes read_ops write_ops oss_ops mds_ops [span_us]

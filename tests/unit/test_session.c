@@ -23,10 +23,10 @@
 #include "testutil.h"
 #include "wire.h"
 
-#define KEY_A   "shared-secret-A-for-the-tests"
-#define KEY_OLD "old-secret-from-2019-xxxxxx"
-#define KEY_NEW "new-secret-from-2024-yyyyyy"
-#define KEY_X   "a-key-nobody-else-knows-zzzz"
+#define KEY_A   "shared-secret-A-for-the-tests-0123"
+#define KEY_OLD "old-secret-from-2019-xxxxxx-01234"
+#define KEY_NEW "new-secret-from-2024-yyyyyy-01234"
+#define KEY_X   "a-key-nobody-else-knows-zzzz-01234"
 
 #define L_NAME "head1"
 #define C_NAME "oss1"
