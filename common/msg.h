@@ -32,6 +32,10 @@ struct lh_err;
 #define MSG_NCOUNTERS     6  /* counters of a SWEEP record (struct iocount) */
 #define MSG_OPS_MAX       64 /* names in a SWEEP's metadata-op section */
 #define MSG_OP_NAME_MAX   32 /* an op name, NUL included */
+/* The longest CHALLENGE payload: nonce, time, capabilities, role and a
+ * 63-byte name.  A listener sends it before anything is authenticated,
+ * so a connector buffers no more than this before the handshake. */
+#define MSG_CHALLENGE_MAX (MSG_NONCE_LEN + 8 + 8 + 1 + 1 + MSG_NAME_MAX - 1)
 
 /* Roles, as HELLO and CHALLENGE carry them. */
 enum msg_role {
