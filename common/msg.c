@@ -897,6 +897,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		struct nid_parts np;
 		uint64_t fs, nrec, k;
 		uint8_t kind;
+		bool ops_bad;
 		int order;
 
 		memset(&np, 0, sizeof(np));
@@ -931,23 +932,25 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 				return rc;
 			rec.fs = (uint16_t)fs;
 			rec.ops = NULL;
+			ops_bad = false;
 			if (ops.left > 0 && ops.next == h->nrecs) {
 				rc = ops_take(&ops, nrecs, &opv, &opsum, err);
 				if (rc < 0)
 					return rc;
 				rec.ops = &opv;
 				/* The operations are part of mds_ops: counts
-				 * above it would show rates above it.  Keep
-				 * the record's counters, drop the breakdown. */
-				if (opsum > rec.d.mds_ops) {
-					rec.ops = NULL;
-					h->nops_dropped++;
-				}
+				 * above it would show rates above it. */
+				ops_bad = opsum > rec.d.mds_ops;
 			}
 			h->nrecs++;
 			if ((h->fs_dropped >> fs & 1) != 0) {
 				h->ndropped++;
 				continue;
+			}
+			/* Keep the record's counters, drop the breakdown. */
+			if (ops_bad) {
+				rec.ops = NULL;
+				h->nops_dropped++;
 			}
 			if (cb != NULL) {
 				rc = cb(arg, h, &rec);
