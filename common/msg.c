@@ -897,7 +897,6 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		struct nid_parts np;
 		uint64_t fs, nrec, k;
 		uint8_t kind;
-		bool ops_bad;
 		int order;
 
 		memset(&np, 0, sizeof(np));
@@ -925,6 +924,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		np.kind = (enum nid_kind)kind;
 		for (k = 0; k < nrec; k++) {
 			struct msg_rec rec;
+			bool ops_bad = false;
 
 			rc = get_record(&r, h, &np, k == 0, cb != NULL, &rec,
 			    nid, err);
@@ -932,7 +932,6 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 				return rc;
 			rec.fs = (uint16_t)fs;
 			rec.ops = NULL;
-			ops_bad = false;
 			if (ops.left > 0 && ops.next == h->nrecs) {
 				rc = ops_take(&ops, nrecs, &opv, &opsum, err);
 				if (rc < 0)
