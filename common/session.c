@@ -280,6 +280,10 @@ type_refused(const struct session *s, const struct frame_hdr *h)
 	if (ignorable && h->type >= FRAME_CHALLENGE && h->type <= FRAME_BYE)
 		return "known type with the ignorable flag (only types above "
 		       "5 may have it)";
+	/* Only a SWEEP belongs to a sweep (docs/protocol.md, section 2). */
+	if (h->sweep_id != 0 && h->type >= FRAME_CHALLENGE &&
+	    h->type <= FRAME_BYE && h->type != FRAME_SWEEP)
+		return "sweep id not 0 (only a SWEEP has one)";
 	switch (s->state) {
 	case SESSION_START:
 	case SESSION_SEND_HELLO:
@@ -424,11 +428,6 @@ input_session_frame(struct session *s, const struct frame_hdr *h,
 	if (h->sender_id != s->peer_id)
 		return lh_err_set(err, 0, -EBADMSG,
 		    "sender id changed within the connection");
-	/* An ACK or BYE belongs to no sweep (docs/protocol.md, 4.3). */
-	if ((h->type == FRAME_ACK || h->type == FRAME_BYE) && h->sweep_id != 0)
-		return lh_err_set(err, 0, -EBADMSG,
-		    "%s with sweep id %llu (it must be 0)",
-		    frame_type_name(h->type), (unsigned long long)h->sweep_id);
 	if (s->state == SESSION_WAIT_HELLO_ACK) {
 		rc = msg_ack_decode(&ack, f + FRAME_HDR_LEN, h->len, err);
 		if (rc < 0)

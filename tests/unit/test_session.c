@@ -1592,7 +1592,7 @@ START_TEST(known_type_ignorable)
 }
 END_TEST
 
-/* ACK and BYE carry sweep id 0. */
+/* ACK and BYE carry sweep id 0, refused on the header otherwise. */
 START_TEST(ack_bye_sweep_id)
 {
 	struct msg_bye b = {0, "bye"};
@@ -1605,7 +1605,7 @@ START_TEST(ack_bye_sweep_id)
 	wbuf_init(&pl, 0);
 	ck_assert_int_eq(msg_bye_encode(&pl, &b), 0);
 	send_frame(&p.c, FRAME_BYE, 0, 1718000000, pl.data, pl.len, &w);
-	feed_refused(&p.l, w.data, w.len, "sweep id 1718000000");
+	feed_refused(&p.l, w.data, FRAME_HDR_LEN, "sweep id not 0");
 	pair_free(&p);
 
 	pair_init(&p, KEY_A, KEY_A, 0);
@@ -1618,7 +1618,14 @@ START_TEST(ack_bye_sweep_id)
 		ck_assert_int_eq(msg_ack_encode(&pl, &a), 0);
 	}
 	send_frame(&p.l, FRAME_ACK, 0, 1718000000, pl.data, pl.len, &w);
-	feed_refused(&p.c, w.data, w.len, "sweep id 1718000000");
+	feed_refused(&p.c, w.data, FRAME_HDR_LEN, "sweep id not 0");
+	pair_free(&p);
+	/* A CHALLENGE, likewise. */
+	pair_init(&p, KEY_A, KEY_A, 0);
+	wbuf_reset(&w);
+	make_challenge(&p, 1, &w);
+	w.data[39] = 1;
+	feed_refused(&p.c, w.data, w.len, "sweep id not 0");
 	pair_free(&p);
 	wbuf_free(&w);
 	wbuf_free(&pl);
