@@ -52,6 +52,7 @@ enum lhc_mode {
 	LHC_GARBAGE,       /* an HTTP request instead of a HELLO */
 	LHC_WRONG_VERSION, /* HELLO with protocol version 2 */
 	LHC_HALF_FRAME,    /* half a SWEEP, then close */
+	LHC_SLOW,          /* the first SWEEP one byte a second */
 };
 
 struct lhc_rec {
@@ -124,7 +125,7 @@ usage(void)
 	    "  [--read-capture FILE]\n"
 	    "  [--no-bye] [--print-sent]\n"
 	    "  [--bad-mac | --replay | --oversize | --idle | --idle-open |\n"
-	    "   --garbage | --wrong-version | --half-frame]\n");
+	    "   --garbage | --wrong-version | --half-frame | --slow]\n");
 	exit(2);
 }
 
@@ -168,6 +169,7 @@ parse_args(struct lhc *c, int argc, char **argv)
 	    {"garbage", no_argument, NULL, 1000 + LHC_GARBAGE},
 	    {"wrong-version", no_argument, NULL, 1000 + LHC_WRONG_VERSION},
 	    {"half-frame", no_argument, NULL, 1000 + LHC_HALF_FRAME},
+	    {"slow", no_argument, NULL, 1000 + LHC_SLOW},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -240,7 +242,7 @@ parse_args(struct lhc *c, int argc, char **argv)
 			c->print_sent = true;
 			break;
 		default:
-			if (ch >= 1000 && ch <= 1000 + LHC_HALF_FRAME) {
+			if (ch >= 1000 && ch <= 1000 + LHC_SLOW) {
 				c->mode = (enum lhc_mode)(ch - 1000);
 				break;
 			}
@@ -651,6 +653,35 @@ send_oversize(struct lhc *c)
 	expect_close(c, "oversize");
 }
 
+/* A byte a second, each of which a read timer alone would count as
+ * progress: the listener must drop the peer at its frame deadline. */
+static _Noreturn void
+send_slowly(struct lhc *c, const struct wbuf *w)
+{
+	struct timespec second = {1, 0};
+	uint8_t junk[4096];
+	size_t i;
+
+	for (i = 0; i < w->len; i++) {
+		ssize_t k;
+
+		if (send(c->fd, w->data + i, 1, MSG_NOSIGNAL) < 0)
+			break;
+		(void)nanosleep(&second, NULL);
+		k = recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (k == 0 ||
+		    (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			break;
+	}
+	if (i == w->len) {
+		(void)fprintf(stderr, "lhclient: slow: the whole frame went\n");
+		exit(1);
+	}
+	(void)printf("slow: closed by the listener after %zu of %zu bytes\n", i,
+	    w->len);
+	exit(0);
+}
+
 static void
 run(struct lhc *c)
 {
@@ -678,6 +709,8 @@ run(struct lhc *c)
 			w.data[w.len - 1] ^= 0x01;
 			send_all(c, w.data, w.len);
 			expect_close(c, "bad-mac");
+		case LHC_SLOW:
+			send_slowly(c, &w);
 		case LHC_HALF_FRAME:
 			send_all(c, w.data, w.len / 2);
 			(void)printf("half-frame: sent %zu of %zu bytes, "
