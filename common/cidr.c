@@ -16,12 +16,12 @@
 
 /* The bytes of sa's address as compared with a network: 4 for IPv4 and
  * for IPv4-mapped IPv6 addresses, 16 for other IPv6 ones. */
+static const uint8_t ipv4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+    0xff};
+
 static const uint8_t *
 sa_bytes(const struct sockaddr *sa, int *ret_family)
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
-	    0xff};
-
 	if (sa->sa_family == AF_INET) {
 		*ret_family = AF_INET;
 		return (const uint8_t *)&(
@@ -33,9 +33,9 @@ sa_bytes(const struct sockaddr *sa, int *ret_family)
 		    ((const struct sockaddr_in6 *)(const void *)sa)
 		        ->sin6_addr.s6_addr;
 
-		if (memcmp(a, mapped, sizeof(mapped)) == 0) {
+		if (memcmp(a, ipv4_mapped, sizeof(ipv4_mapped)) == 0) {
 			*ret_family = AF_INET;
-			return a + sizeof(mapped);
+			return a + sizeof(ipv4_mapped);
 		}
 		*ret_family = AF_INET6;
 		return a;
@@ -96,6 +96,16 @@ cidr_parse(const char *s, struct cidr *ret, struct lh_err *err)
 			    "0 to %u",
 			    CIDR_STR_MAX, s, max);
 		c.bits = (unsigned)v;
+	}
+	/* An IPv4-mapped network is the IPv4 network, as a mapped peer's
+	 * address is matched as IPv4. */
+	if (c.family == AF_INET6 && c.bits >= 96 &&
+	    memcmp(c.addr, ipv4_mapped, sizeof(ipv4_mapped)) == 0) {
+		memmove(c.addr, c.addr + sizeof(ipv4_mapped), 4);
+		memset(c.addr + 4, 0, sizeof(c.addr) - 4);
+		c.family = AF_INET;
+		c.bits -= 96;
+		max = 32;
 	}
 	/* Clear the host bits, so that matching compares prefixes only. */
 	for (unsigned i = 0; i < max / 8; i++) {
