@@ -129,9 +129,10 @@ rl_schedule(struct receiver *r)
 	}
 	if (due == 0)
 		return;
-	due = due > now ? due - now : 0;
+	/* A microsecond late rather than early: flush finds it due. */
+	due = (due > now ? due - now : 0) + 1000;
 	tv.tv_sec = (time_t)(due / CLOCK_NS_PER_S);
-	tv.tv_usec = (suseconds_t)(due % CLOCK_NS_PER_S / 1000 + 1);
+	tv.tv_usec = (suseconds_t)(due % CLOCK_NS_PER_S / 1000);
 	(void)evtimer_add(r->rl_ev, &tv);
 }
 
