@@ -85,6 +85,8 @@ bool
 connlimit_src_equal(const struct connlimit_src *a,
     const struct connlimit_src *b)
 {
+	/* The callers walk sys/queue.h lists, which cppcheck cannot see. */
+	/* cppcheck-suppress ctuuninitvar */
 	return a->family == b->family &&
 	    memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }

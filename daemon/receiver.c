@@ -106,8 +106,7 @@ static const char *const rl_what[RL_N] = {
     [RL_ALLOW] = "refused: not in the allow list",
     [RL_SOURCE] = "refused: max_per_source from their address",
     [RL_FULL] = "refused: max_connections open",
-    [RL_EVICT] = "dropped before their HELLO for newer ones "
-                 "(max_unauthenticated)",
+    [RL_EVICT] = "dropped before their HELLO for newer connections",
     [RL_MAGIC] = "dropped: not the lharvestd protocol",
     [RL_TIMEOUT] = "dropped: no HELLO in time",
     [RL_CLOSED] = "closed before their HELLO",
