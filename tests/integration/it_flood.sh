@@ -10,7 +10,9 @@
 #  - a flood of 2,000 idle connections, past max_unauthenticated and
 #    max_connections, does not stop a real gatherer (lhclient) from
 #    getting its ACK;
-#  - the allow list refuses 127.0.0.2;
+#  - the allow list refuses 127.0.0.2; max_per_source refuses a third
+#    connection from an address whose two are past their HELLO;
+#  - under a descriptor limit of 200, max_connections is lowered;
 #  - a second connection under a name is refused while the first carried
 #    a frame within the interval, and takes the name over after that;
 #  - lines about strangers are rate-limited: one of a kind a period, then
@@ -22,6 +24,7 @@ bin=$1
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 flood=(python3 "$src/tests/tools/lhflood.py")
 export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 
 make_keys "$tmp/keys" "it-flood-key-0123456789abcdef01234"
 printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n  port = 9\n}\n' >"$tmp/send.conf"
@@ -31,6 +34,7 @@ EOR
 
 # start NAME EXTRA-CONFIG: an aggregator on 127.0.0.1:0; sets addr[NAME].
 declare -A addr=() pid=()
+held=()
 start() {
 	mkdir -p -m 700 "$tmp/state-$1"
 	cat >"$tmp/$1.conf" <<-EOF
@@ -45,7 +49,11 @@ start() {
 		read_timeout = 30
 		$2
 	EOF
-	"$bin" -d -f "$tmp/$1.conf" 2>"$tmp/$1.log" &
+	# $nofile: run under that descriptor limit (soft and hard).
+	(
+		[ -z "${nofile:-}" ] || ulimit -n "$nofile"
+		exec "$bin" -d -f "$tmp/$1.conf"
+	) 2>"$tmp/$1.log" &
 	pid[$1]=$!
 	pids+=("$!")
 	wait_grep "$tmp/$1.log" 'listening on' 10 ||
@@ -176,6 +184,27 @@ kill "$idle" 2>/dev/null
 wait "$idle" 2>/dev/null
 n=$(grep -c 'oldest connection without a HELLO, for a newer one, dropping connection' "$tmp/b.log")
 t_check "idle flood: evictions logged rate-limited ($n full lines)" test "$n" -le 2
-t_check "aggregators still running" kill -0 "${pid[a]}" "${pid[b]}"
+
+# --- Per-source cap; a descriptor limit below max_connections. ---
+nofile=200 start c 'max_per_source = 2'
+t_check "descriptor limit 200: max_connections lowered, one line" \
+	grep -q 'listen 127\.0\.0\.1:0: max_connections 1024 lowered to 136, all the descriptor limit (RLIMIT_NOFILE) leaves room for: raise LimitNOFILE' "$tmp/c.log"
+for i in 1 2; do
+	"$client" -c "${addr[c]}" -k "$tmp/keys" -n "oss-c$i" --records "$tmp/recs" \
+		--idle-open --timeout 20 >"$tmp/c$i.out" 2>&1 &
+	held[i]=$!
+	pids+=("$!")
+	wait_grep "$tmp/c$i.out" 'HELLO acked' 10
+done
+"${flood[@]}" connect "${addr[c]}" 1 >"$tmp/c3.out"
+t_check "max_per_source 2, both past their HELLO: a third is refused" \
+	grep -q '^challenged 0 closed 1 of 1' "$tmp/c3.out"
+t_check "max_per_source: one line" \
+	grep -qE 'peer \? 127\.0\.0\.1:[0-9]+: max_per_source connections from this address past their HELLO, dropping connection' "$tmp/c.log"
+"${flood[@]}" connect "${addr[c]}" 1 --source 127.0.0.2 >"$tmp/c4.out"
+t_check "max_per_source: another address is let in" \
+	grep -q '^challenged 1 closed 0 of 1' "$tmp/c4.out"
+kill "${held[1]}" "${held[2]}" 2>/dev/null
+t_check "aggregators still running" kill -0 "${pid[a]}" "${pid[b]}" "${pid[c]}"
 
 t_summary
