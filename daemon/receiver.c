@@ -841,32 +841,15 @@ accept_throttle(struct receiver *r)
 	(void)evtimer_add(r->pause_ev, &tv);
 }
 
+/* A connection admitted: its peer, its CHALLENGE and its handshake
+ * deadline; the socket is closed on failure. */
 static void
-accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
-    int salen, void *arg)
+peer_new(struct receiver *r, evutil_socket_t fd, const char *addr,
+    const struct connlimit_src *src)
 {
-	struct receiver *r = arg;
-	struct receiver_peer *p;
 	struct timeval hs = {r->conf.handshake_timeout, 0};
-	char addr[RECEIVER_ADDR_MAX];
-	struct connlimit_src src;
-	enum receiver_rl k = RL_FULL;
-	const char *why;
+	struct receiver_peer *p = calloc(1, sizeof(*p));
 
-	(void)lev;
-	addr_format(sa, (socklen_t)salen, addr, sizeof(addr));
-	if (!source_allowed(r, sa)) {
-		accept_refuse(r, fd, addr, RL_ALLOW, "not in the allow list");
-		return;
-	}
-	connlimit_src_of(sa, &src);
-	why = accept_make_room(r, &src, &k);
-	if (why != NULL) {
-		accept_refuse(r, fd, addr, k, why);
-		return;
-	}
-	accept_throttle(r);
-	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
 		log_warn("peer ? %s: dropping connection", addr);
 		evutil_closesocket(fd);
@@ -874,7 +857,7 @@ accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	p->r = r;
 	p->id = ++r->next_id;
-	p->src = src;
+	p->src = *src;
 	p->need = FRAME_HDR_LEN;
 	(void)snprintf(p->name, sizeof(p->name), "?");
 	(void)snprintf(p->addr, sizeof(p->addr), "%s", addr);
@@ -906,6 +889,32 @@ out_fail:
 	if (fd >= 0)
 		evutil_closesocket(fd);
 	peer_free(p);
+}
+
+static void
+accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct receiver *r = arg;
+	char addr[RECEIVER_ADDR_MAX];
+	struct connlimit_src src;
+	enum receiver_rl k = RL_FULL;
+	const char *why;
+
+	(void)lev;
+	addr_format(sa, (socklen_t)salen, addr, sizeof(addr));
+	if (!source_allowed(r, sa)) {
+		accept_refuse(r, fd, addr, RL_ALLOW, "not in the allow list");
+		return;
+	}
+	connlimit_src_of(sa, &src);
+	why = accept_make_room(r, &src, &k);
+	if (why != NULL) {
+		accept_refuse(r, fd, addr, k, why);
+		return;
+	}
+	accept_throttle(r);
+	peer_new(r, fd, addr, &src);
 }
 
 static void

@@ -7,6 +7,18 @@
  * timeouts, and one log line and a closed connection for any violation.
  * The role sees only verified frames, through callbacks.
  *
+ * Admission (docs/reliability.md, findings 1, 2 and 15).  Until its HELLO
+ * verifies, a peer may announce no frame above the largest legal HELLO.
+ * Peers that have not finished the handshake never lock out those that
+ * have: at any cap (max_conns, max_unauth, max_per_source) a new
+ * connection closes the oldest of them.  Accepts beyond the token bucket
+ * wait in the kernel's backlog; an allow list closes other addresses at
+ * once.  Once open, a frame must complete within frame_timeout of its
+ * first byte.  A HELLO under a name already open is refused while the
+ * older connection carried a frame within the last interval, else the
+ * older one is closed.  Lines about peers that have not shown a key are
+ * rate-limited, one of a kind a period.
+ *
  * Peer lifetime.  A struct receiver_peer * handed to a callback stays
  * valid until control returns to the event loop; it may be used for
  * receiver_peer_send() and friends during the callback.  A role that acks
