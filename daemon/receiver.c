@@ -135,23 +135,39 @@ rl_schedule(struct receiver *r)
 	(void)evtimer_add(r->rl_ev, &tv);
 }
 
+/* Log what ratelog counted, once its period is over; closing: now, so
+ * that nothing counted is lost with the receiver. */
+static void
+rl_flush(struct receiver *r, bool closing)
+{
+	const uint64_t period = RECEIVER_LOG_PERIOD * CLOCK_NS_PER_S;
+	uint64_t now = clock_monotonic_ns();
+
+	for (int k = 0; k < RL_N; k++) {
+		struct ratelog *rl = &r->rl[k];
+		uint64_t since = rl->until_ns - period;
+		uint64_t at =
+		    closing && now < rl->until_ns ? rl->until_ns : now;
+		unsigned n = ratelog_flush(rl, at, period);
+		uint64_t secs =
+		    (now - since + CLOCK_NS_PER_S / 2) / CLOCK_NS_PER_S;
+
+		if (n > 0)
+			log_warnx("listener %s: %u more connections %s in the "
+			          "last %llu s",
+			    r->addr, n, rl_what[k],
+			    (unsigned long long)(secs > 0 ? secs : 1));
+	}
+}
+
 static void
 rl_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct receiver *r = arg;
-	uint64_t now = clock_monotonic_ns();
 
 	(void)fd;
 	(void)what;
-	for (int k = 0; k < RL_N; k++) {
-		unsigned n = ratelog_flush(&r->rl[k], now,
-		    RECEIVER_LOG_PERIOD * CLOCK_NS_PER_S);
-
-		if (n > 0)
-			log_warnx("listener %s: %u more connections %s in the "
-			          "last %u s",
-			    r->addr, n, rl_what[k], RECEIVER_LOG_PERIOD);
-	}
+	rl_flush(r, false);
 	rl_schedule(r);
 }
 
@@ -1121,6 +1137,7 @@ receiver_free(struct receiver *r)
 		evconnlistener_free(r->lev);
 	while ((p = TAILQ_FIRST(&r->live)) != NULL)
 		peer_finish(p, "shutting down");
+	rl_flush(r, true);
 	while ((p = TAILQ_FIRST(&r->dead)) != NULL) {
 		TAILQ_REMOVE(&r->dead, p, entry);
 		peer_free(p);
