@@ -293,6 +293,7 @@ peer_close_flushed(struct receiver_peer *p)
 	struct timeval tv = {RECEIVER_FLUSH_TIMEOUT, 0};
 
 	p->closing = true;
+	(void)evtimer_del(p->hs_timer); /* no frame is read any more */
 	(void)bufferevent_disable(p->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(p->bev)) == 0) {
 		peer_finish(p, "closed");
