@@ -53,7 +53,6 @@ look(const char *root, struct view *v)
 {
 	struct ltree t;
 	char path[PATH_MAX];
-	int fd;
 
 	memset(&t, 0, sizeof(t));
 	memset(v, 0, sizeof(*v));
@@ -63,7 +62,8 @@ look(const char *root, struct view *v)
 	if (snprintf(path, sizeof(path), "%s/sys/kernel/debug/lustre",
 	        root[0] != '\0' && strcmp(root, "/") != 0 ? root : "") <
 	    (int)sizeof(path)) {
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
 		v->debugfs = fd >= 0;
 		if (fd >= 0)
 			(void)close(fd);
@@ -76,7 +76,7 @@ look_as(const char *root, uid_t uid, gid_t gid, struct view *ret)
 {
 	unsigned char msg[5] = {0};
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, w;
 	int p[2], status;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -105,8 +105,9 @@ look_as(const char *root, uid_t uid, gid_t gid, struct view *ret)
 		n = read(p[0], msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
 	(void)close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		continue;
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(msg))
 		return -EPERM;
 	memcpy(&ret->targets, msg, sizeof(ret->targets));

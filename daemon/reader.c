@@ -294,8 +294,11 @@ reader_conn_close(struct reader_conn *c)
 	if (c->fd >= 0)
 		(void)close(c->fd);
 	if (c->pid > 0) {
-		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-			continue;
+		pid_t w;
+
+		do
+			w = waitpid(c->pid, NULL, 0);
+		while (w < 0 && errno == EINTR);
 	}
 	free(c->buf);
 	wbuf_free(&c->out);
@@ -320,10 +323,10 @@ reader_next(struct reader_conn *c, struct sfeed_rec *ret, struct lh_err *err)
 	struct lh_err why;
 	size_t len;
 	ssize_t n;
-	int rc;
 
 	for (;;) {
-		rc = sfeed_msg_len(c->buf + c->start, c->end - c->start, &len);
+		int rc =
+		    sfeed_msg_len(c->buf + c->start, c->end - c->start, &len);
 		if (rc == -EBADMSG)
 			return lh_err_set(err, 0, rc,
 			    "stats reader (pid %ld): message out of bounds",
@@ -363,6 +366,7 @@ reader_discover(struct reader_conn *c, struct ltree *t, struct lh_err *err)
 	bool nomem = false;
 	int rc;
 
+	memset(&r, 0, sizeof(r));
 	rc = sfeed_put_req(&c->out, SFEED_REQ_TARGETS, 0, false);
 	if (rc == 0)
 		rc = reader_send(c, err);
