@@ -280,17 +280,18 @@ remote_answer(struct gatherer *g, struct gt_target *tg,
 			    (long)g->rd.pid, (unsigned)r.type, lt->path);
 			return -EPIPE;
 		}
+		/* The answer is read to its end even after an error. */
+		i++;
 		if (rc < 0 || ltree_nid_is_local(r.exp.nid))
 			continue;
 		grc = gather_export(g, tg, lt, r.exp.nid,
-		    asked != NULL ? asked[i].ino : r.exp.ino, tr, &r.exp,
+		    asked != NULL ? asked[i - 1].ino : r.exp.ino, tr, &r.exp,
 		    &defer);
 		if (grc < 0)
 			rc = grc;
 		else if (defer && d != NULL &&
 		    defer_add(d, r.exp.nid, r.exp.ino) < 0)
 			rc = -ENOMEM;
-		i++;
 	}
 }
 

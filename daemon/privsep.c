@@ -281,9 +281,9 @@ privsep_begin(struct privsep *ps, const char *user, const char *root,
 			    user, (unsigned)geteuid());
 		return 0;
 	}
-	if (pw->pw_uid == 0) {
-		log_warnx("user %s: uid 0 is root: name an unprivileged user",
-		    user);
+	if (pw->pw_uid == 0 || pw->pw_gid == 0) {
+		log_warnx("user %s: %s 0 is root's: name an unprivileged user",
+		    user, pw->pw_uid == 0 ? "uid" : "gid");
 		return -1;
 	}
 	ps->uid = pw->pw_uid;

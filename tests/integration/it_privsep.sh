@@ -6,7 +6,8 @@
 #  1. Lustre 2.15 (the tree is 0644 under /proc): a gatherer that ran as
 #     root leaves a root-owned state; started again with the user, it gives
 #     state_dir to the user, restores the state, forks no reader, and the
-#     process holding the TCP socket has uid 65534 (every uid field);
+#     process holding the TCP socket has uid 65534 (every uid field); on
+#     SIGHUP the root-owned key read at start is kept;
 #  2. Lustre 2.17 with its debugfs part mode 0700, owner root (the user
 #     cannot list it): three gatherers (mds1, oss1, oss2) each fork a stats reader;
 #     the socket holder is not root, the reader is uid 0 with no capability
@@ -172,6 +173,18 @@ else
 fi
 bad=$(find "$tmp/st-s15" ! -user "$user" | head -n 3)
 t_check "2.15: state_dir and its files are the user's now" [ -z "$bad" ]
+# SIGHUP: the key file is root's (0600): the user cannot read it again,
+# so the key read at start stays, and the rest of the file applies.
+kill -HUP "${gpid[s15]}"
+if wait_grep "$tmp/g-s15.err" 'configuration reloaded' 10 &&
+	grep -q "keys: Permission denied; keeping the key read at start" \
+		"$tmp/g-s15.err" &&
+	wait_sweep s15 "$(($(now_s) + 1))" 20; then
+	t_pass "2.15: SIGHUP keeps the root-owned key read at start, and goes on"
+else
+	t_fail "2.15: SIGHUP keeps the root-owned key read at start, and goes on" \
+		"$(tail -n 4 "$tmp/g-s15.err")"
+fi
 stop_g s15 || t_fail "2.15: the gatherer exited 0 on SIGTERM"
 
 # ----------------------------------- 2. 2.17: debugfs 0700, the reader reads
