@@ -218,11 +218,13 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 
 /* NIDs whose uuid the stats reader is asked for after a target's answer
  * (an export new on a known target, or a stale one that moved). */
+struct deferred_nid {
+	char nid[LTREE_NID_MAX];
+	uint64_t ino;
+};
+
 struct deferred {
-	struct deferred_nid {
-		char nid[LTREE_NID_MAX];
-		uint64_t ino;
-	} * v;
+	struct deferred_nid *v;
 	size_t n, cap;
 };
 

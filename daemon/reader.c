@@ -118,10 +118,11 @@ serve_targets(struct serve *s)
 	return rc < 0 ? rc : sfeed_put_end(&s->out, 0);
 }
 
-/* One NID directory's files into one record. */
+/* One NID directory's files into one record: dirfd is exports/, or with
+ * in_nid the NID directory itself. */
 static int
-serve_nid(struct serve *s, int dirfd, const char *nid, uint64_t ino,
-    bool stats_too, bool with_uuid)
+serve_nid(struct serve *s, int dirfd, bool in_nid, const char *nid,
+    uint64_t ino, bool with_uuid)
 {
 	char path[LTREE_NID_MAX + 16];
 	struct sfeed_export e;
@@ -130,18 +131,18 @@ serve_nid(struct serve *s, int dirfd, const char *nid, uint64_t ino,
 	(void)snprintf(e.nid, sizeof(e.nid), "%s", nid);
 	e.ino = ino;
 	if (with_uuid) {
-		(void)snprintf(path, sizeof(path), "%s/uuid", nid);
+		(void)snprintf(path, sizeof(path), "%s%suuid",
+		    in_nid ? "" : nid, in_nid ? "" : "/");
 		e.has_uuid = true;
 		e.uuid = s->uuid;
 		e.uuid_rc = ltree_read_at(dirfd, path, s->uuid, SFEED_FILE_MAX,
 		    &e.uuid_len);
 	}
-	if (stats_too) {
-		(void)snprintf(path, sizeof(path), "%s/stats", nid);
-		e.stats = s->stats;
-		e.stats_rc = ltree_read_stats_at(dirfd, path, s->stats,
-		    SFEED_FILE_MAX, &e.stats_len);
-	}
+	(void)snprintf(path, sizeof(path), "%s%sstats", in_nid ? "" : nid,
+	    in_nid ? "" : "/");
+	e.stats = s->stats;
+	e.stats_rc = ltree_read_stats_at(dirfd, path, s->stats, SFEED_FILE_MAX,
+	    &e.stats_len);
 	if (sfeed_put_export(&s->out, &e) < 0)
 		return wbuf_status(&s->out) < 0 ? wbuf_status(&s->out) :
 		                                  -EMSGSIZE;
@@ -169,8 +170,8 @@ serve_exports(struct serve *s, const struct ltree_target *lt, bool with_uuid)
 		    !sfeed_nid_ok(de->d_name) ||
 		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
-		rc = serve_nid(s, dirfd(d), de->d_name, (uint64_t)de->d_ino,
-		    true, with_uuid);
+		rc = serve_nid(s, dirfd(d), false, de->d_name,
+		    (uint64_t)de->d_ino, with_uuid);
 		if (rc < 0)
 			break;
 		errno = 0;
@@ -193,7 +194,24 @@ serve_nids(struct serve *s, const struct ltree_target *lt,
 
 	rbuf_init(&r, q->nids, q->nids_len);
 	while ((rc = sfeed_next_nid(&r, nid, sizeof(nid))) == 0) {
-		rc = serve_nid(s, lt->exports_fd, nid, 0, true, true);
+		/* A name from the gatherer: a directory of exports/, never
+		 * through a symbolic link. */
+		int fd = openat(lt->exports_fd, nid,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0) {
+			struct sfeed_export e;
+
+			memset(&e, 0, sizeof(e));
+			(void)snprintf(e.nid, sizeof(e.nid), "%s", nid);
+			e.stats_rc = -errno;
+			e.has_uuid = true;
+			e.uuid_rc = e.stats_rc;
+			rc = sfeed_put_export(&s->out, &e);
+		} else {
+			rc = serve_nid(s, fd, true, nid, 0, true);
+			(void)close(fd);
+		}
 		if (rc < 0)
 			return rc;
 	}

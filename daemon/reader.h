@@ -10,7 +10,8 @@
  * target's NID directories with the bytes of their stats files (and uuid
  * files when asked), or read the files of named NIDs.  It never writes a
  * file, never opens a path it was sent (only NID names, one component,
- * under a target it found itself), and exits when the gatherer goes.
+ * a directory under a target it found itself, not through a symbolic
+ * link), and exits when the gatherer goes.
  */
 #ifndef LH_READER_H
 #define LH_READER_H
