@@ -45,7 +45,7 @@ become(uid_t uid, gid_t gid)
 /* What the user, and root, see of the Lustre tree. */
 struct view {
 	unsigned targets; /* exports/ directories that open */
-	bool debugfs;     /* <root>/sys/kernel/debug/lustre opens */
+	bool debugfs;     /* <root>/sys/kernel/debug opens */
 };
 
 static void
@@ -59,7 +59,7 @@ look(const char *root, struct view *v)
 	if (ltree_discover(&t, root, NULL) == 0)
 		v->targets = (unsigned)t.ntargets;
 	ltree_free(&t);
-	if (snprintf(path, sizeof(path), "%s/sys/kernel/debug/lustre",
+	if (snprintf(path, sizeof(path), "%s/sys/kernel/debug",
 	        root[0] != '\0' && strcmp(root, "/") != 0 ? root : "") <
 	    (int)sizeof(path)) {
 		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -116,8 +116,10 @@ look_as(const char *root, uid_t uid, gid_t gid, struct view *ret)
 }
 
 /* Whether the user cannot read the tree alone: fewer targets than root
- * sees, or none yet anywhere but a debugfs closed to it (Lustre 2.17
- * before its targets are mounted: the reader will be needed). */
+ * sees, or none yet and a debugfs closed to it.  A gatherer often starts
+ * before Lustre does: with no target to go by, a 2.17 server cannot be
+ * told from an older one, and a reader forked for nothing costs less
+ * than a gatherer that can never see its targets. */
 static int
 needs_reader(const char *root, uid_t uid, gid_t gid, bool *ret)
 {

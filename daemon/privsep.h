@@ -9,6 +9,7 @@
  *     them (an upgrade from a gatherer that ran as root); a child that
  *     has become the user lists the Lustre targets under lustre_root, and
  *     when it sees fewer than root does (Lustre 2.17's debugfs, mode 0700),
+ *     or none yet while debugfs is closed to it (Lustre not started yet),
  *     the stats reader (reader.h) is forked: uid 0, no capability, no
  *     secret in its memory, reading nothing but stats and uuid files;
  *  2. the caller reads what only root may (the key file);

@@ -16,7 +16,10 @@
 #     a client appearing on a known target (its uuid read on request), a
 #     clear, and the reader SIGKILLed (the gatherer says so in one line and
 #     exits 1, then starts again from its state), the sums delivered equal
-#     the simulator's truth exactly (gatherer_check.py).
+#     the simulator's truth exactly (gatherer_check.py);
+#  3. (run between 1 and 2) a gatherer started before Lustre: no target,
+#     a debugfs closed to the user: a reader is forked all the same, and
+#     reads the 2.17 targets once they appear.
 #
 # Needs root (skipped otherwise) and the user nobody.
 set -uo pipefail
@@ -187,7 +190,45 @@ else
 fi
 stop_g s15 || t_fail "2.15: the gatherer exited 0 on SIGTERM"
 
+# ------------------ 3 (first, it is quick). Lustre not started yet: a reader
+# The gatherer starts before Lustre does: no target anywhere, and a
+# debugfs the user cannot enter.  A 2.17 server cannot be told from an
+# older one yet, so the reader is forked, and reads the targets once
+# they appear.
+L=$tmp/late
+mkdir -p "$L/oss1/sys/kernel/debug"
+chmod 700 "$L/oss1/sys/kernel/debug"
+conf late "$L/oss1" "$user"
+start_g late
+if wait_grep "$tmp/g-late.err" "the Lustre tree needs root: read by the stats reader" 10 &&
+	wait_grep "$tmp/g-late.err" "no Lustre target found" 10; then
+	t_pass "before Lustre: no target, debugfs closed to $user: a reader all the same"
+else
+	t_fail "before Lustre: no target, debugfs closed to $user: a reader all the same" \
+		"$(cat "$tmp/g-late.err")"
+fi
+"${sim[@]}" tree --root "$tmp/late-src" --version 2.17 --servers 1 \
+	--clients 4 >/dev/null || { echo "simulator failed"; exit 1; }
+chmod -R go+rX "$tmp/late-src"
+# Lustre starts: each part renamed into place (debugfs keeps its mode).
+mv "$tmp/late-src/oss1/proc" "$L/oss1/"
+mv "$tmp/late-src/oss1/sys/fs" "$L/oss1/sys/"
+mv "$tmp/late-src/oss1/sys/kernel/debug/lustre" "$L/oss1/sys/kernel/debug/"
+if wait_grep "$tmp/g-late.err" "Lustre targets found" 20 &&
+	wait_sweep late "$(($(now_s) + 1))" 20 &&
+	grep -q '"sender":"late".*"nid":"[^"]*@' "$tmp/d1.out"; then
+	t_pass "then Lustre 2.17 starts: its targets are read, through the reader"
+else
+	t_fail "then Lustre 2.17 starts: its targets are read, through the reader" \
+		"$(tail -n 4 "$tmp/g-late.err")"
+fi
+stop_g late || t_fail "the late gatherer exited 0 on SIGTERM"
+
 # ----------------------------------- 2. 2.17: debugfs 0700, the reader reads
+# A receiver of its own: the checker sums every record it printed.
+mkdir -m 700 "$tmp/dstate2"
+start_dump d2 -k "$tmp/keys" --state "$tmp/dstate2"
+port=${dump_addr##*:}
 R=$tmp/sim17
 "${sim[@]}" run --root "$R" --scenario "$src/tests/sim/scenarios/gatherer-site.json" \
 	--version 2.17 --start-time $(($(now_s) - 60)) --steps 1 --quiet \
@@ -216,9 +257,9 @@ for n in "${servers[@]}"; do
 	wait_sweep "$n" 1 20 || ok=0
 done
 if [ "$ok" = 1 ]; then
-	t_pass "2.17: both gatherers delivered their baseline"
+	t_pass "2.17: every gatherer delivered its baseline"
 else
-	t_fail "2.17: both gatherers delivered their baseline" \
+	t_fail "2.17: every gatherer delivered its baseline" \
 		"$(tail -n 5 "$tmp/g-oss1.err")"
 fi
 
@@ -304,13 +345,13 @@ step
 cp "$R/truth-latest.json" "$tmp/final.json"
 ok=1
 for n in "${servers[@]}"; do stop_g "$n" || ok=0; done
-t_check "2.17: both gatherers exited 0 on SIGTERM (their readers with them)" [ "$ok" = 1 ]
+t_check "2.17: every gatherer exited 0 on SIGTERM (their readers with them)" [ "$ok" = 1 ]
 stop_dump || t_fail "the receiver stopped on SIGTERM"
 for n in "${servers[@]}"; do
 	[ -z "$(reader_of "${gpid[$n]}")" ] || t_fail "the reader of $n is gone"
 done
 args=(--baseline "$tmp/baseline.json" --final "$tmp/final.json"
-	--events "$R/events.jsonl" --dump "$tmp/d1.out")
+	--events "$R/events.jsonl" --dump "$tmp/d2.out")
 for n in "${servers[@]}"; do
 	args+=(--first-sweep "$n=$tmp/once0-$n.jsonl")
 done
