@@ -216,139 +216,51 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 	return rc;
 }
 
-/* NIDs whose uuid the stats reader is asked for after a target's answer
- * (an export new on a known target, or a stale one that moved). */
-struct deferred_nid {
-	char nid[LTREE_NID_MAX];
-	uint64_t ino;
-};
-
-struct deferred {
-	struct deferred_nid *v;
-	size_t n, cap;
+struct remote_ctx {
+	struct gatherer *g;
+	struct gt_target *tg;
+	const struct ltree_target *lt;
+	struct sweep_trouble *tr;
 };
 
 static int
-defer_add(struct deferred *d, const char *nid, uint64_t ino)
+remote_export(void *arg, const struct sfeed_export *e, uint64_t ino,
+    bool *ret_again)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap == 0 ? 64 : d->cap * 2;
-		struct deferred_nid *v = realloc(d->v, cap * sizeof(*v));
+	struct remote_ctx *c = arg;
 
-		if (v == NULL)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
-	(void)snprintf(d->v[d->n].nid, LTREE_NID_MAX, "%s", nid);
-	d->v[d->n++].ino = ino;
-	return 0;
+	if (ltree_nid_is_local(e->nid))
+		return 0;
+	return gather_export(c->g, c->tg, c->lt, e->nid, ino, c->tr, e,
+	    ret_again);
 }
 
-/*
- * Count one answer of the stats reader, up to its end record (its status
- * in *ret_end).  asked: the NIDs of a NIDS request, answered in order
- * (NULL: a target's listing, whose NIDs needing a uuid go to d).
- * Returns 0, -ENOMEM (the answer read all the same), or -EPIPE: the
- * reader is gone or broken (logged).
- */
-static int
-remote_answer(struct gatherer *g, struct gt_target *tg,
-    const struct ltree_target *lt, struct sweep_trouble *tr, struct deferred *d,
-    const struct deferred_nid *asked, size_t nasked, int *ret_end)
-{
-	struct sfeed_rec r;
-	struct lh_err err;
-	size_t i = 0;
-	int rc = 0, grc;
-
-	for (;;) {
-		bool defer = false;
-
-		if (reader_next(&g->rd, &r, &err) < 0) {
-			log_warnx("%s", err.reason);
-			return -EPIPE;
-		}
-		if (r.type == SFEED_END) {
-			*ret_end = r.end_rc;
-			return rc;
-		}
-		if (r.type != SFEED_EXPORT ||
-		    (asked != NULL &&
-		        (i >= nasked ||
-		            strcmp(r.exp.nid, asked[i].nid) != 0))) {
-			log_warnx("stats reader (pid %ld): record %u out of "
-			          "place in the answer for %s",
-			    (long)g->rd.pid, (unsigned)r.type, lt->path);
-			return -EPIPE;
-		}
-		/* The answer is read to its end even after an error. */
-		i++;
-		if (rc < 0 || ltree_nid_is_local(r.exp.nid))
-			continue;
-		grc = gather_export(g, tg, lt, r.exp.nid,
-		    asked != NULL ? asked[i - 1].ino : r.exp.ino, tr, &r.exp,
-		    &defer);
-		if (grc < 0)
-			rc = grc;
-		else if (defer && d != NULL &&
-		    defer_add(d, r.exp.nid, r.exp.ino) < 0)
-			rc = -ENOMEM;
-	}
-}
-
-/* gather_target() through the stats reader: one request for the
- * target's listing and stats files, then one per 64 KiB of NIDs whose
- * uuid is needed.  Returns 0, -ENOMEM, or -EPIPE (the reader is gone). */
+/* gather_target() through the stats reader (reader_read_target()).
+ * Returns 0, -ENOMEM, or -EPIPE: the reader is gone (logged). */
 static int
 gather_target_remote(struct gatherer *g, size_t index,
     const struct ltree_target *lt, struct sweep_trouble *tr)
 {
-	struct deferred d = {NULL, 0, 0};
-	struct gt_target *tg;
+	struct remote_ctx c = {g, NULL, lt, tr};
 	struct lh_err err;
-	size_t i, j, off;
-	int rc, end = 0, end2 = 0;
+	int rc, end = 0;
 
-	tg = gtable_target(&g->table, lt->name, lt->fs, lt->kind, lt->dev,
+	c.tg = gtable_target(&g->table, lt->name, lt->fs, lt->kind, lt->dev,
 	    lt->ino);
-	if (tg == NULL)
+	if (c.tg == NULL)
 		return -ENOMEM;
 	/* A target seen for the first time: every export needs its uuid,
 	 * so each is read with its stats at once. */
-	if (sfeed_put_req(&g->rd.out, SFEED_REQ_EXPORTS, (uint32_t)index,
-	        tg->nexp == 0) < 0 ||
-	    reader_send(&g->rd, &err) < 0) {
+	rc = reader_read_target(&g->rd, (uint32_t)index, c.tg->nexp == 0,
+	    remote_export, &c, &end, &err);
+	if (rc == -EPIPE)
 		log_warnx("%s", err.reason);
-		return -EPIPE;
-	}
-	rc = remote_answer(g, tg, lt, tr, &d, NULL, 0, &end);
-	if (rc == 0 && d.n > 0)
-		log_debug("%s: %zu NIDs asked for again, with their uuid",
-		    lt->path, d.n);
-	for (i = 0; rc == 0 && i < d.n; i = j) {
-		rc = sfeed_begin_nids(&g->rd.out, (uint32_t)index, &off);
-		for (j = i; rc == 0 && j < d.n &&
-		     g->rd.out.len + LTREE_NID_MAX + 1 < SFEED_REQ_MAX;
-		     j++)
-			rc = sfeed_add_nid(&g->rd.out, d.v[j].nid);
-		if (rc == 0)
-			rc = sfeed_end_nids(&g->rd.out, off);
-		if (rc == 0 && reader_send(&g->rd, &err) < 0) {
-			log_warnx("%s", err.reason);
-			rc = -EPIPE;
-		}
-		if (rc == 0)
-			rc = remote_answer(g, tg, lt, tr, NULL, &d.v[i], j - i,
-			    &end2);
-	}
-	free(d.v);
 	/* Only a complete listing says which exports are gone. */
 	if (rc == 0 && end == 0)
-		gtable_target_listed(tg);
+		gtable_target_listed(c.tg);
 	else if (rc == 0 && !ltree_gone(end))
 		log_warnx("%s: listing: %s", lt->path, strerror(-end));
-	return rc == -EPIPE || rc == -ENOMEM ? rc : (rc < 0 ? -EPIPE : 0);
+	return rc;
 }
 
 /* The targets, found here or by the stats reader.  Returns 0, or -EPIPE

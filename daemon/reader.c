@@ -417,3 +417,113 @@ reader_discover(struct reader_conn *c, struct ltree *t, struct lh_err *err)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	return 0;
 }
+
+/* NIDs the gatherer wants again, with their uuid. */
+struct again_nid {
+	char nid[LTREE_NID_MAX];
+	uint64_t ino;
+};
+
+struct again {
+	struct again_nid *v;
+	size_t n, cap;
+};
+
+static int
+again_add(struct again *a, const char *nid, uint64_t ino)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap == 0 ? 64 : a->cap * 2;
+		struct again_nid *v = realloc(a->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	(void)snprintf(a->v[a->n].nid, LTREE_NID_MAX, "%s", nid);
+	a->v[a->n++].ino = ino;
+	return 0;
+}
+
+/*
+ * One answer, up to its end record (status in *ret_end).  asked: the
+ * NIDs of a NIDS request, answered in order (NULL: a listing, whose NIDs
+ * fn wants again go to a).  Returns 0, fn's error or -ENOMEM (the answer
+ * read to its end all the same), or -EPIPE with err's reason.
+ */
+static int
+read_answer(struct reader_conn *c, reader_export_fn fn, void *arg,
+    struct again *a, const struct again_nid *asked, size_t nasked, int *ret_end,
+    struct lh_err *err)
+{
+	struct sfeed_rec r;
+	size_t i = 0;
+	int rc = 0, frc;
+
+	memset(&r, 0, sizeof(r));
+	for (;;) {
+		bool again = false;
+
+		if (reader_next(c, &r, err) < 0)
+			return -EPIPE;
+		if (r.type == SFEED_END) {
+			*ret_end = r.end_rc;
+			return rc;
+		}
+		if (r.type != SFEED_EXPORT ||
+		    (asked != NULL &&
+		        (i >= nasked || strcmp(r.exp.nid, asked[i].nid) != 0)))
+			return lh_err_set(err, 0, -EPIPE,
+			    "stats reader (pid %ld): record %u out of place",
+			    (long)c->pid, (unsigned)r.type);
+		i++;
+		if (rc < 0)
+			continue;
+		frc = fn(arg, &r.exp,
+		    asked != NULL ? asked[i - 1].ino : r.exp.ino, &again);
+		if (frc < 0)
+			rc = frc;
+		else if (again && a != NULL &&
+		    again_add(a, r.exp.nid, r.exp.ino) < 0)
+			rc = -ENOMEM;
+	}
+}
+
+int
+reader_read_target(struct reader_conn *c, uint32_t index, bool with_uuid,
+    reader_export_fn fn, void *arg, int *ret_end, struct lh_err *err)
+{
+	struct again a = {NULL, 0, 0};
+	size_t i, j, off;
+	int rc, end2 = 0;
+
+	rc = sfeed_put_req(&c->out, SFEED_REQ_EXPORTS, index, with_uuid);
+	if (rc == 0)
+		rc = reader_send(c, err) < 0 ? -EPIPE : 0;
+	if (rc == 0)
+		rc = read_answer(c, fn, arg, &a, NULL, 0, ret_end, err);
+	if (rc == 0 && a.n > 0)
+		log_debug("stats reader: %zu NIDs of target %u asked for "
+		          "again, with their uuid",
+		    a.n, (unsigned)index);
+	for (i = 0; rc == 0 && i < a.n; i = j) {
+		rc = sfeed_begin_nids(&c->out, index, &off);
+		for (j = i; rc == 0 && j < a.n &&
+		     c->out.len + LTREE_NID_MAX + 1 < SFEED_REQ_MAX;
+		     j++)
+			rc = sfeed_add_nid(&c->out, a.v[j].nid);
+		if (rc == 0)
+			rc = sfeed_end_nids(&c->out, off);
+		if (rc == 0)
+			rc = reader_send(c, err) < 0 ? -EPIPE : 0;
+		if (rc == 0)
+			rc = read_answer(c, fn, arg, NULL, &a.v[i], j - i,
+			    &end2, err);
+	}
+	free(a.v);
+	if (rc < 0 && rc != -EPIPE && rc != -ENOMEM)
+		rc = lh_err_set(err, 0, -EPIPE, "stats reader (pid %ld): %s",
+		    (long)c->pid, strerror(-rc));
+	return rc;
+}

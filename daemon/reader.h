@@ -25,6 +25,7 @@
 
 struct lh_err;
 struct ltree;
+struct sfeed_export;
 struct sfeed_rec;
 
 /* The reader process's whole life: serve fd until the gatherer closes
@@ -60,5 +61,26 @@ int reader_send(struct reader_conn *c, struct lh_err *err);
  * something malformed: the connection is unusable). */
 int
 reader_next(struct reader_conn *c, struct sfeed_rec *ret, struct lh_err *err);
+
+/*
+ * What the gatherer does with each NID directory of an answer: count it
+ * (0), or leave it for now and have it read again with its uuid file
+ * (*ret_again).  ino is the directory's inode.  A negative return
+ * (-ENOMEM) stops the counting; the answer is still read to its end.
+ */
+typedef int (*reader_export_fn)(void *arg, const struct sfeed_export *e,
+    uint64_t ino, bool *ret_again);
+
+/*
+ * One target (index in the last reader_discover()) through the reader:
+ * its NID directories with their stats files (and uuid files when
+ * with_uuid), each handed to fn, then those fn asked for again, by name,
+ * with their uuid, in requests of at most SFEED_REQ_MAX bytes.  *ret_end:
+ * 0 when the listing was complete, else the negative errno that cut it.
+ * Returns 0, fn's error, or -EPIPE with err's reason: the reader is gone
+ * or broken.
+ */
+int reader_read_target(struct reader_conn *c, uint32_t index, bool with_uuid,
+    reader_export_fn fn, void *arg, int *ret_end, struct lh_err *err);
 
 #endif
