@@ -10,6 +10,7 @@
 
 #include <confuse.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "mdops.h"
 #include "netroute.h"
@@ -257,6 +258,28 @@ validate_user(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/*
+ * totals_host becomes the host of a Ganglia spoof, "ip:host", and is
+ * copied into gmond's XML: the sink (gmetric/gcache.c) refuses ':',
+ * quotes and XML's specials, so refuse them here, where -n sees them,
+ * instead of at every send.
+ */
+static int
+validate_totals_host(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+
+	if (v[0] == '\0' || !name_ok(v) || strpbrk(v, "\"'<>&:") != NULL) {
+		cfg_error(cfg,
+		    "totals_host: '%s' is not 1-63 printable characters "
+		    "without blanks, quotes, ':', '<', '>' or '&' (it is a "
+		    "Ganglia host name)",
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 validate_listen(cfg_t *cfg, cfg_opt_t *opt)
 {
@@ -331,7 +354,9 @@ validate_deadline(cfg_t *cfg, cfg_opt_t *opt)
 {
 	double v = cfg_opt_getnfloat(opt, cfg_opt_size(opt) - 1);
 
-	if (v < 0 || v > 3600) {
+	/* Written so that nan (which compares false with everything, and
+	 * libconfuse parses) fails too: it would reach a cast to unsigned. */
+	if (!(v >= 0 && v <= 3600)) {
 		cfg_error(cfg, "deadline: %g is not between 0 and 3600 seconds",
 		    v);
 		return -1;
@@ -403,6 +428,54 @@ static int
 validate_max_connections(cfg_t *cfg, cfg_opt_t *opt)
 {
 	return validate_range(cfg, opt, 1, 65536, "");
+}
+
+/* Listener admission keys (findings 1 and 15 of issue 15). */
+static int
+validate_admission(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt, 1,
+	    strcmp(opt->name, "frame_timeout") == 0 ? 86400 : 1000000, "");
+}
+
+static int
+validate_allow(cfg_t *cfg, cfg_opt_t *opt)
+{
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		struct lh_err e;
+
+		if (cidr_parse(cfg_opt_getnstr(opt, i), &(struct cidr){0}, &e) <
+		    0) {
+			cfg_error(cfg, "allow: %s", e.reason);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+fill_admission(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
+{
+	unsigned n = cfg_size(cfg, "allow");
+
+	c->frame_timeout = (unsigned)cfg_getint(cfg, "frame_timeout");
+	c->max_unauthenticated =
+	    (unsigned)cfg_getint(cfg, "max_unauthenticated");
+	c->max_per_source = (unsigned)cfg_getint(cfg, "max_per_source");
+	c->accept_rate = (unsigned)cfg_getint(cfg, "accept_rate");
+	c->accept_burst = (unsigned)cfg_getint(cfg, "accept_burst");
+	if (n == 0)
+		return 0;
+	c->allow = calloc(n, sizeof(*c->allow));
+	if (c->allow == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		if (cidr_parse(cfg_getnstr(cfg, "allow", i), &c->allow[i],
+		        err) < 0)
+			return -EINVAL; /* validate_allow saw it first */
+	}
+	c->nallow = n;
+	return 0;
 }
 
 static char *
@@ -602,6 +675,12 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	c->handshake_timeout = (unsigned)cfg_getint(cfg, "handshake_timeout");
 	c->read_timeout = (unsigned)cfg_getint(cfg, "read_timeout");
 	c->max_connections = (unsigned)cfg_getint(cfg, "max_connections");
+	/* A peer that sends one batch an interval must never look idle
+	 * (docs/protocol.md section 6). */
+	if (c->read_timeout != 0 && c->read_timeout <= c->interval)
+		return lh_err_set(err, 0, -EINVAL,
+		    "%s: read_timeout: %u s is not above the interval (%u s)",
+		    c->path, c->read_timeout, c->interval);
 	c->lustre_root = dup_or_null(cfg_getstr(cfg, "lustre_root"));
 	c->secret_file = dup_or_null(cfg_getstr(cfg, "secret_file"));
 	c->state_dir = dup_or_null(cfg_getstr(cfg, "state_dir"));
@@ -646,6 +725,9 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 		}
 	}
 	rc = fill_aggregator(c, cfg, err);
+	if (rc < 0)
+		return rc;
+	rc = fill_admission(c, cfg, err);
 	if (rc < 0)
 		return rc;
 	rc = fill_routes(c, cfg, err);
@@ -703,6 +785,14 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	        CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	    CFG_STR("default_route", "", CFGF_NONE),
 	    CFG_BOOL("spoof", cfg_false, CFGF_NONE),
+	    /* Listener admission. */
+	    CFG_INT("frame_timeout", CONFIG_DEFAULT_FRAME_TIMEOUT, CFGF_NONE),
+	    CFG_INT("max_unauthenticated", CONFIG_DEFAULT_MAX_UNAUTH,
+	        CFGF_NONE),
+	    CFG_INT("max_per_source", CONFIG_DEFAULT_MAX_PER_SOURCE, CFGF_NONE),
+	    CFG_INT("accept_rate", CONFIG_DEFAULT_ACCEPT_RATE, CFGF_NONE),
+	    CFG_INT("accept_burst", CONFIG_DEFAULT_ACCEPT_BURST, CFGF_NONE),
+	    CFG_STR_LIST("allow", no_filesystems, CFGF_NONE),
 	    CFG_STR("user", "", CFGF_NONE),
 	    CFG_END(),
 	};
@@ -741,10 +831,17 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "tmax", validate_seconds);
 	(void)cfg_set_validate_func(cfg, "dmax", validate_seconds);
 	(void)cfg_set_validate_func(cfg, "metadata_interval", validate_seconds);
-	(void)cfg_set_validate_func(cfg, "totals_host", validate_name);
+	(void)cfg_set_validate_func(cfg, "totals_host", validate_totals_host);
 	(void)cfg_set_validate_func(cfg, "filesystem|metric_prefix",
 	    validate_prefix);
 	(void)cfg_set_validate_func(cfg, "route|networks", validate_networks);
+	(void)cfg_set_validate_func(cfg, "frame_timeout", validate_admission);
+	(void)cfg_set_validate_func(cfg, "max_unauthenticated",
+	    validate_admission);
+	(void)cfg_set_validate_func(cfg, "max_per_source", validate_admission);
+	(void)cfg_set_validate_func(cfg, "accept_rate", validate_admission);
+	(void)cfg_set_validate_func(cfg, "accept_burst", validate_admission);
+	(void)cfg_set_validate_func(cfg, "allow", validate_allow);
 	(void)cfg_set_validate_func(cfg, "route|server", validate_server);
 	(void)cfg_set_validate_func(cfg, "user", validate_user);
 
@@ -824,6 +921,7 @@ config_free(struct lh_config *c)
 		free(c->routes[i].host);
 	}
 	free(c->routes);
+	free(c->allow);
 	free(c->listen_host);
 	free(c->gmond_conf);
 	free(c->hosts_file);

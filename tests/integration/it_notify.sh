@@ -49,8 +49,7 @@ with open(sys.argv[2], "a") as out:
 ')
 # The aggregator links libganglia, whose gmond.conf cannot be freed
 # (tests/ganglia/lsan.supp); for the sanitizer build.
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 # Largest gap allowed between two WATCHDOG=1 (WATCHDOG_USEC = 1 s: the
 # daemon pings every 0.5 s).
 gap_max=0.6
@@ -248,7 +247,7 @@ check_stop() {
 # A simulated Lustre 2.15 server and a receiver for its gatherer.
 python3 "$src/tests/sim/lustresim.py" tree --root "$tmp/lsim" --version 2.15 \
 	>"$tmp/sim.log" 2>&1 || { cat "$tmp/sim.log"; exit 1; }
-make_keys "$tmp/keys" "it-notify-key-0123456789abcdef"
+make_keys "$tmp/keys" "it-notify-key-0123456789abcdef-0123"
 start_dump dump -k "$tmp/keys"
 gconf() { # NAME: a gatherer configuration with its own state_dir
 	mkdir -m 700 "$tmp/state-$1"
