@@ -238,6 +238,26 @@ validate_name(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* A user name as useradd(8) takes it, or "" for none. */
+static int
+validate_user(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+	size_t i, n = strlen(v);
+	bool ok = n < 32 && (n == 0 || v[0] != '-');
+
+	for (i = 0; ok && i < n; i++)
+		ok = (v[i] >= 'a' && v[i] <= 'z') ||
+		    (v[i] >= 'A' && v[i] <= 'Z') ||
+		    (v[i] >= '0' && v[i] <= '9') || v[i] == '_' ||
+		    v[i] == '-' || v[i] == '.';
+	if (!ok) {
+		cfg_error(cfg, "user: '%s' is not a user name", v);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * totals_host becomes the host of a Ganglia spoof, "ip:host", and is
  * copied into gmond's XML: the sink (gmetric/gcache.c) refuses ':',
@@ -710,7 +730,13 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	rc = fill_admission(c, cfg, err);
 	if (rc < 0)
 		return rc;
-	return fill_routes(c, cfg, err);
+	rc = fill_routes(c, cfg, err);
+	if (rc < 0)
+		return rc;
+	c->user = dup_or_null(cfg_getstr(cfg, "user"));
+	if (c->user == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	return 0;
 }
 
 int
@@ -767,6 +793,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_INT("accept_rate", CONFIG_DEFAULT_ACCEPT_RATE, CFGF_NONE),
 	    CFG_INT("accept_burst", CONFIG_DEFAULT_ACCEPT_BURST, CFGF_NONE),
 	    CFG_STR_LIST("allow", no_filesystems, CFGF_NONE),
+	    CFG_STR("user", "", CFGF_NONE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -816,6 +843,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "accept_burst", validate_admission);
 	(void)cfg_set_validate_func(cfg, "allow", validate_allow);
 	(void)cfg_set_validate_func(cfg, "route|server", validate_server);
+	(void)cfg_set_validate_func(cfg, "user", validate_user);
 
 	parse_err = err;
 	errno = 0;
@@ -904,6 +932,7 @@ config_free(struct lh_config *c)
 	free(c->secret_file);
 	free(c->state_dir);
 	free(c->name);
+	free(c->user);
 	free(c);
 }
 

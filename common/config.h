@@ -109,6 +109,9 @@ struct lh_config {
 	size_t nroutes;
 	int default_route; /* index into routes, -1: none */
 	bool spoof;        /* also spoof the site-wide view into gmond */
+	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
+	 * "" stays root. */
+	char *user;
 };
 
 /*

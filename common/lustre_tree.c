@@ -241,13 +241,24 @@ ltree_discover(struct ltree *t, const char *root, struct lh_err *err)
 	return 0;
 }
 
+int
+ltree_add(struct ltree *t, const struct ltree_target *tg)
+{
+	if (t->ntargets == t->cap && ltree_grow(t) < 0)
+		return -ENOMEM;
+	t->targets[t->ntargets++] = *tg;
+	return 0;
+}
+
 void
 ltree_clear(struct ltree *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->ntargets; i++)
-		(void)close(t->targets[i].exports_fd);
+	for (i = 0; i < t->ntargets; i++) {
+		if (t->targets[i].exports_fd >= 0)
+			(void)close(t->targets[i].exports_fd);
+	}
 	t->ntargets = 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "iocount.h"
 
@@ -29,8 +30,10 @@ struct ltree_target {
 	char name[LTREE_TARGET_MAX]; /* scratch-OST0001 */
 	char fs[LTREE_FS_MAX];       /* scratch */
 	enum lh_target_kind kind;
-	int exports_fd;            /* O_DIRECTORY, owned */
+	int exports_fd;            /* O_DIRECTORY, owned; -1: read by the
+	                              privileged reader (daemon/reader.c) */
 	char path[LTREE_PATH_MAX]; /* of exports/, for messages */
+	uint64_t dev, ino;         /* of exports/, when exports_fd is -1 */
 };
 
 struct ltree {
@@ -61,6 +64,10 @@ enum ltree_peer ltree_classify_uuid(const char *buf, size_t len);
  * Returns 0 (possibly with no target), or -ENOMEM.
  */
 int ltree_discover(struct ltree *t, const char *root, struct lh_err *err);
+
+/* Append a copy of tg (a target another process found, exports_fd -1).
+ * Returns 0 or -ENOMEM. */
+int ltree_add(struct ltree *t, const struct ltree_target *tg);
 
 /* Close and forget every target; t can be reused. */
 void ltree_clear(struct ltree *t);

@@ -30,8 +30,11 @@
 #include "mdops.h"
 #include "msg.h"
 #include "outbox.h"
+#include "privsep.h"
+#include "reader.h"
 #include "sender.h"
 #include "statedir.h"
+#include "statsfeed.h"
 #include "statsparse.h"
 
 /* Export stats files are 0.2-2.5 KB; a file larger than this is not one. */
@@ -67,6 +70,11 @@ struct gatherer {
 	bool save_failing; /* the last state save failed */
 	bool slow;         /* the last sweep overran the interval */
 	bool splitting;    /* the last batch numbered was cut to fit */
+	/* Privilege separation: who we became, and the stats reader when
+	 * the tree needs root (rd.fd -1: the tree is read here). */
+	struct privsep ps;
+	struct reader_conn rd;
+	bool failed; /* the reader is gone: stop, exit 1 */
 };
 
 static void
@@ -82,11 +90,17 @@ trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
 	(void)n; /* a cut message is still a message */
 }
 
-/* Read one NID directory's stats (and uuid when needed) and count it. */
+/*
+ * Read one NID directory's stats (and uuid when needed) and count it.
+ * remote: the files as the stats reader read them (NULL: read them here);
+ * when it has no uuid and one is needed, *ret_defer is set and nothing is
+ * counted: the caller asks for the NID again, with its uuid.
+ */
 static int
 gather_export(struct gatherer *g, struct gt_target *tg,
     const struct ltree_target *lt, const char *nid, uint64_t ino,
-    struct sweep_trouble *tr)
+    struct sweep_trouble *tr, const struct sfeed_export *remote,
+    bool *ret_defer)
 {
 	char path[LTREE_NID_MAX + 16];
 	struct delta_sample cur;
@@ -94,6 +108,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	struct mdops ops;
 	struct gt_export *e;
 	struct lh_err err;
+	const char *text = g->buf;
 	size_t len;
 	int rc;
 
@@ -101,8 +116,14 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 	if (e == NULL)
 		return rc == -EINVAL ? 0 : rc;
 	(void)snprintf(path, sizeof(path), "%s/stats", nid);
-	rc = ltree_read_stats_at(lt->exports_fd, path, g->buf, GATHER_FILE_MAX,
-	    &len);
+	if (remote == NULL) {
+		rc = ltree_read_stats_at(lt->exports_fd, path, g->buf,
+		    GATHER_FILE_MAX, &len);
+	} else {
+		rc = remote->stats_rc;
+		text = remote->stats;
+		len = remote->stats_len;
+	}
 	if (rc < 0) {
 		/* Gone: the export stays known until it is no longer listed,
 		 * so a passing failure does not make it new again. */
@@ -112,7 +133,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 			                   strerror(-rc));
 		return 0;
 	}
-	if (lstats_parse(g->st, g->buf, len, 0, &err) < 0) {
+	if (lstats_parse(g->st, text, len, 0, &err) < 0) {
 		trouble(tr, lt, path, err.reason);
 		return 0;
 	}
@@ -123,12 +144,22 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 		mdops_from_stats(&ops, g->st);
 	if (gtable_needs_uuid(e, &cur)) {
 		(void)snprintf(path, sizeof(path), "%s/uuid", nid);
-		rc = ltree_read_at(lt->exports_fd, path, g->buf,
-		    GATHER_FILE_MAX, &len);
+		text = g->buf;
+		if (remote == NULL) {
+			rc = ltree_read_at(lt->exports_fd, path, g->buf,
+			    GATHER_FILE_MAX, &len);
+		} else if (!remote->has_uuid) {
+			*ret_defer = true;
+			return 0;
+		} else {
+			rc = remote->uuid_rc;
+			text = remote->uuid;
+			len = remote->uuid_len;
+		}
 		if (rc < 0 && ltree_gone(rc))
 			return 0;
 		gtable_classify(&g->table, e,
-		    rc == 0 ? ltree_classify_uuid(g->buf, len) :
+		    rc == 0 ? ltree_classify_uuid(text, len) :
 		              LTREE_PEER_STALE);
 	}
 	return gtable_observe(&g->table, tg, e, &cur,
@@ -172,7 +203,7 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
 		rc = gather_export(g, tg, lt, de->d_name, (uint64_t)de->d_ino,
-		    tr);
+		    tr, NULL, NULL);
 		if (rc < 0)
 			break;
 		errno = 0;
@@ -184,6 +215,85 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 		log_warn("%s: listing", lt->path);
 	(void)closedir(d);
 	return rc;
+}
+
+struct remote_ctx {
+	struct gatherer *g;
+	struct gt_target *tg;
+	const struct ltree_target *lt;
+	struct sweep_trouble *tr;
+};
+
+static int
+remote_export(void *arg, const struct sfeed_export *e, uint64_t ino,
+    bool *ret_again)
+{
+	struct remote_ctx *c = arg;
+
+	if (ltree_nid_is_local(e->nid))
+		return 0;
+	return gather_export(c->g, c->tg, c->lt, e->nid, ino, c->tr, e,
+	    ret_again);
+}
+
+/* gather_target() through the stats reader (reader_read_target()).
+ * Returns 0, -ENOMEM, or -EPIPE: the reader is gone (logged). */
+static int
+gather_target_remote(struct gatherer *g, size_t index,
+    const struct ltree_target *lt, struct sweep_trouble *tr)
+{
+	struct remote_ctx c = {g, NULL, lt, tr};
+	struct lh_err err;
+	int rc, end = 0;
+
+	c.tg = gtable_target(&g->table, lt->name, lt->fs, lt->kind, lt->dev,
+	    lt->ino);
+	if (c.tg == NULL)
+		return -ENOMEM;
+	/* A target seen for the first time: every export needs its uuid,
+	 * so each is read with its stats at once. */
+	rc = reader_read_target(&g->rd, (uint32_t)index, c.tg->nexp == 0,
+	    remote_export, &c, &end, &err);
+	if (rc == -EPIPE)
+		log_warnx("%s", err.reason);
+	/* Only a complete listing says which exports are gone. */
+	if (rc == 0 && end == 0)
+		gtable_target_listed(c.tg);
+	else if (rc == 0 && !ltree_gone(end))
+		log_warnx("%s: listing: %s", lt->path, strerror(-end));
+	return rc;
+}
+
+/* The targets, found here or by the stats reader.  Returns 0, or -EPIPE
+ * when the reader is gone (logged); what else goes wrong is logged, and
+ * the targets found are read. */
+static int
+discover(struct gatherer *g)
+{
+	struct lh_err err;
+	int rc;
+
+	ltree_clear(&g->tree);
+	if (g->rd.fd < 0)
+		rc = ltree_discover(&g->tree, g->cfg->lustre_root, &err);
+	else
+		rc = reader_discover(&g->rd, &g->tree, &err);
+	if (rc < 0)
+		log_warnx("%s", err.reason);
+	return g->rd.fd >= 0 && rc < 0 && rc != -ENOMEM ? -EPIPE : 0;
+}
+
+/* Without its reader the gatherer cannot read the tree, nor become root
+ * again to read it: stop, and let the service manager start it again.
+ * The state saved after the last complete sweep is kept as it is. */
+static void
+reader_lost(struct gatherer *g)
+{
+	log_warnx("stopping: the Lustre tree cannot be read without the stats "
+	          "reader (the state of the last sweep is kept)");
+	g->failed = true;
+	if (g->base != NULL)
+		(void)event_base_loopbreak(g->base);
 }
 
 struct emit_ctx {
@@ -262,7 +372,6 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	const struct lh_config *cfg = g->cfg;
 	struct sweep_trouble tr;
 	struct emit_ctx ec = {g, sweep_ns / CLOCK_NS_PER_S, 0};
-	struct lh_err err;
 	uint64_t t0 = clock_monotonic_ns(), t1;
 	size_t i, used = 0;
 	bool sealed, slow;
@@ -271,14 +380,21 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	memset(&tr, 0, sizeof(tr));
 	gtable_sweep_begin(&g->table, sweep_ns,
 	    (uint64_t)cfg->interval * CLOCK_NS_PER_S);
-	ltree_clear(&g->tree);
-	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
-		log_warnx("%s", err.reason);
+	if (discover(g) < 0) {
+		reader_lost(g);
+		return;
+	}
 	for (i = 0; i < g->tree.ntargets && rc == 0; i++) {
 		if (!config_wants_fs(cfg, g->tree.targets[i].fs))
 			continue;
 		used++;
-		rc = gather_target(g, &g->tree.targets[i], &tr);
+		rc = g->rd.fd < 0 ?
+		    gather_target(g, &g->tree.targets[i], &tr) :
+		    gather_target_remote(g, i, &g->tree.targets[i], &tr);
+	}
+	if (rc == -EPIPE) {
+		reader_lost(g);
+		return;
 	}
 	if (rc < 0) {
 		/* Out of memory half-way: forget nothing, count nothing;
@@ -508,12 +624,49 @@ load_state(struct gatherer *g)
 	return 0;
 }
 
+/*
+ * Started as root with a user (privsep.h): before anything touches the
+ * network, and before the key is in memory (the stats reader, if one is
+ * forked, must never hold it), look at the tree and fork; read the key as
+ * root (a root-owned key file, as a gatherer that ran as root had), then
+ * become the user.  A key file of the user's own is read as the user.
+ */
+static int
+start_privsep(struct gatherer *g)
+{
+	const struct lh_config *cfg = g->cfg;
+	struct lh_err err;
+	int rc;
+
+	if (privsep_begin(&g->ps, cfg->user, cfg->lustre_root, cfg->state_dir) <
+	    0)
+		return -1;
+	if (g->ps.reader_fd >= 0) {
+		rc =
+		    reader_conn_init(&g->rd, g->ps.reader_fd, g->ps.reader_pid);
+		g->ps.reader_fd = -1; /* g->rd has it now */
+		if (rc < 0) {
+			log_warnx("out of memory");
+			return -1;
+		}
+	}
+	rc = keyfile_load(cfg->secret_file, &g->ring, &err);
+	if (privsep_drop(&g->ps) < 0)
+		return -1;
+	if (rc < 0 && g->ps.dropped)
+		rc = keyfile_load(cfg->secret_file, &g->ring, &err);
+	if (rc < 0) {
+		log_warnx("%s", err.reason);
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything that can be refused, before detaching. */
 static int
 preflight(struct gatherer *g)
 {
 	const struct lh_config *cfg = g->cfg;
-	struct lh_err err;
 
 	if (cfg->server_host == NULL || cfg->server_host[0] == '\0') {
 		log_warnx("%s: the gatherer needs server = \"host[:port]\" "
@@ -521,10 +674,8 @@ preflight(struct gatherer *g)
 		    cfg->path);
 		return -1;
 	}
-	if (keyfile_load(cfg->secret_file, &g->ring, &err) < 0) {
-		log_warnx("%s", err.reason);
+	if (start_privsep(g) < 0)
 		return -1;
-	}
 	if (lock_state_dir(g) < 0)
 		return -1;
 	g->buf = malloc(GATHER_FILE_MAX);
@@ -537,9 +688,7 @@ preflight(struct gatherer *g)
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
 	if (load_state(g) < 0)
 		return -1;
-	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
-		log_warnx("%s", err.reason);
-	return 0;
+	return discover(g);
 }
 
 /* The connection to the aggregator, as the configuration says. */
@@ -594,7 +743,8 @@ reload(void *arg)
 	struct keyring ring;
 	struct lh_err err;
 	uint64_t scope;
-	bool reconnect;
+	bool reconnect, keep_key;
+	int rc;
 
 	if (config_load(old->path, &cfg, &err) < 0) {
 		log_warnx("%s; keeping the running configuration", err.reason);
@@ -614,15 +764,33 @@ reload(void *arg)
 		config_free(cfg);
 		return;
 	}
+	if (g->rd.fd >= 0 && strcmp(cfg->lustre_root, old->lustre_root) != 0) {
+		log_warnx("%s: lustre_root: a change needs a restart while the "
+		          "stats reader reads the tree; keeping the running "
+		          "configuration",
+		    cfg->path);
+		config_free(cfg);
+		return;
+	}
 	memset(&ring, 0, sizeof(ring));
-	if (keyfile_load(cfg->secret_file, &ring, &err) < 0) {
+	rc = keyfile_load(cfg->secret_file, &ring, &err);
+	/* A key file root keeps to itself was read at start, as root: the
+	 * user we became cannot read it again. */
+	keep_key = rc == -EACCES && g->ps.dropped;
+	if (keep_key) {
+		log_warnx("%s; keeping the key read at start (give the file to "
+		          "%s for a new key to apply without a restart)",
+		    err.reason, g->ps.user);
+	} else if (rc < 0) {
 		log_warnx("%s; keeping the running configuration", err.reason);
 		config_free(cfg);
 		return;
 	}
 	/* From here on the new configuration is taken. */
-	keyring_clear(&g->ring);
-	g->ring = ring; /* the sender's pointer stays valid */
+	if (!keep_key) {
+		keyring_clear(&g->ring);
+		g->ring = ring; /* the sender's pointer stays valid */
+	}
 	reconnect = sender_changed(old, cfg);
 	scope =
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
@@ -673,6 +841,7 @@ teardown(struct gatherer *g)
 		event_free(g->tick);
 	loop_free(&g->loop);
 	ltree_free(&g->tree);
+	reader_conn_close(&g->rd);
 	gtable_free(&g->table);
 	outbox_free(&g->ob);
 	keyring_clear(&g->ring);
@@ -692,6 +861,7 @@ gatherer_run(struct lh_config *cfg, bool detach)
 	memset(&g, 0, sizeof(g));
 	g.cfg = cfg;
 	g.lock_fd = -1;
+	g.rd.fd = -1;
 	gtable_init(&g.table);
 	outbox_init(&g.ob, 0);
 	if (preflight(&g) < 0 || loop_detach(detach) < 0)
@@ -704,9 +874,9 @@ gatherer_run(struct lh_config *cfg, bool detach)
 		loop_run(&g.loop);
 		/* The counters are those of the last sweep; the outbox may
 		 * have shrunk since (acknowledgements): save it too. */
-		if (g.table.history)
+		if (g.table.history && !g.failed)
 			(void)save_state(&g);
-		status = 0;
+		status = g.failed ? 1 : 0;
 	}
 out:
 	teardown(&g);

@@ -26,6 +26,7 @@
 
 struct lh_options {
 	const char *config;
+	const char *user; /* -u: overrides the configuration's user */
 	bool foreground;
 	bool check_only;
 	bool once;
@@ -36,8 +37,10 @@ static _Noreturn void
 usage(FILE *out, int status)
 {
 	(void)fprintf(out,
-	    "usage: lharvestd [-dnvV] [-f file] [--once]\n"
+	    "usage: lharvestd [-dnvV] [-f file] [-u user] [--once]\n"
 	    "  -f file   configuration file (default " DEFAULT_CONFIG ")\n"
+	    "  -u user   gatherer started as root: run as user (see "
+	    "lharvestd(8))\n"
 	    "  -d        stay in the foreground, log to stderr\n"
 	    "  -n        check the configuration and exit\n"
 	    "  -v        more log (repeat for more)\n"
@@ -61,7 +64,7 @@ parse_args(int argc, char **argv, struct lh_options *o)
 	memset(o, 0, sizeof(*o));
 	o->config = DEFAULT_CONFIG;
 	while (
-	    (ch = getopt_long(argc, argv, "df:hnvV", longopts, NULL)) != -1) {
+	    (ch = getopt_long(argc, argv, "df:hnu:vV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o->foreground = true;
@@ -71,6 +74,9 @@ parse_args(int argc, char **argv, struct lh_options *o)
 			break;
 		case 'n':
 			o->check_only = true;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -151,6 +157,17 @@ main(int argc, char **argv)
 	if (config_load(o.config, &cfg, &err) < 0) {
 		(void)fprintf(stderr, "%s\n", err.reason);
 		return 1;
+	}
+	if (o.user != NULL) {
+		char *u = strdup(o.user);
+
+		if (u == NULL) {
+			(void)fprintf(stderr, "out of memory\n");
+			config_free(cfg);
+			return 1;
+		}
+		free(cfg->user);
+		cfg->user = u;
 	}
 	if (o.check_only) {
 		status = check_config(cfg, stderr);

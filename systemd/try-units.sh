@@ -62,7 +62,7 @@ if [ -z "${inside:-}" ]; then
 	probe() { # NAME UNIT INSTANCE COMMAND: UNIT's sandbox, COMMAND
 		sed -e 's/^Type=notify/Type=oneshot/' -e '/^WatchdogSec/d' \
 			-e '/^Restart/d' -e '/^ExecReload/d' -e "s/%i/$3/g" \
-			-e "s#^ExecStart=.*#ExecStart=/bin/sh -c '$4'#" \
+			-e "s#^ExecStart=\(!\{0,1\}\).*#ExecStart=\1/bin/sh -c '$4'#" \
 			-e '/^\[Install\]/,$d' "$R/units/$2" >"$R/units/$1.service"
 	}
 	probe probe-gatherer 'lharvestd@gatherer.service' gatherer \
@@ -119,8 +119,11 @@ if [ -z "${inside:-}" ]; then
 		dns = no
 		gmond_conf = "/etc/lharvestd/gmond-send.conf"
 	EOT
+	# Lustre 2.17: the export stats in a debugfs of root's, mode 0700,
+	# which the gatherer's stats reader reads (lharvestd(8)).
 	python3 "$src/tests/sim/lustresim.py" tree --root "$R/varlib/lhsim" \
-		--version 2.15 >/dev/null
+		--version 2.17 >/dev/null
+	chmod 700 "$R/varlib/lhsim/oss1/sys/kernel/debug"
 	unshare --pid --fork --mount --propagation private --mount-proc \
 		--uts --ipc --net bash "$0" --inside "$R" "$cg" \
 		>"$R/inside.log" 2>&1 &
@@ -141,6 +144,12 @@ if [ -z "${inside:-}" ]; then
 	ins journalctl --no-pager -o cat -u probe-gatherer
 	say "what the template's sandbox (aggregator, relay) sees"
 	ins journalctl --no-pager -o cat -u probe-template
+	say "the gatherer's processes: the network side and the stats reader"
+	ins sh -c 'for p in $(pgrep -x lharvestd; pgrep -x lharvestd-read); do
+		printf "%s %s uid %s caps %s\n" "$p" "$(cat /proc/$p/comm)" \
+			"$(awk "/^Uid:/ { print \$2 }" /proc/$p/status)" \
+			"$(awk "/^CapEff:/ { print \$2 }" /proc/$p/status)"
+	done'
 	say "the daemons' log, with priorities"
 	ins journalctl --no-pager -o short-monotonic -u 'lharvestd@*' \
 		--output-fields=PRIORITY,MESSAGE | tail -n 20

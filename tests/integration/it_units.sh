@@ -93,12 +93,38 @@ for i in aggregator relay gatherer; do
 	eval "out_$i=\$out"
 done
 # shellcheck disable=SC2154 # set by eval above
-if grep -q 'Service runs as root user' <<<"$out_gatherer" &&
-	! grep -q 'Service runs as root user' <<<"$out_aggregator"; then
-	t_pass "lharvestd@gatherer is the root unit, lharvestd@aggregator the template's user"
+if grep -q '✗ ProcSubset=' <<<"$out_gatherer" &&
+	! grep -q '✗ ProcSubset=' <<<"$out_aggregator"; then
+	t_pass "lharvestd@gatherer is its own unit (with /proc/fs), lharvestd@aggregator the template"
 else
-	t_fail "lharvestd@gatherer is the root unit, lharvestd@aggregator the template's user"
+	t_fail "lharvestd@gatherer is its own unit (with /proc/fs), lharvestd@aggregator the template"
 fi
+
+# Privilege separation (issue 15 item 10): the gatherer starts as root
+# only to fork its stats reader and become lharvestd (-u), with no
+# capability but those two; secrets hidden in every unit.
+g=$units/lharvestd@gatherer.service
+if grep -qx "ExecStart=!$bin -u lharvestd -f /etc/lharvestd/%i.conf" "$g" &&
+	grep -qx 'User=lharvestd' "$g" &&
+	grep -qx 'CapabilityBoundingSet=CAP_SETUID CAP_SETGID' "$g"; then
+	t_pass "lharvestd@gatherer starts as root (!) and becomes lharvestd (-u)"
+else
+	t_fail "lharvestd@gatherer starts as root (!) and becomes lharvestd (-u)" \
+		"$(grep -E '^(ExecStart|User|CapabilityBoundingSet)=' "$g")"
+fi
+for f in "$units"/*.service; do
+	missing=
+	for p in /etc/shadow /etc/gshadow /etc/ssh /root /etc/krb5.keytab; do
+		grep -E "^InaccessiblePaths=.*-$p( |\$)" "$f" >/dev/null ||
+			missing="$missing $p"
+	done
+	if [ -z "$missing" ]; then
+		t_pass "$(basename "$f"): InaccessiblePaths= hides the host's secrets"
+	else
+		t_fail "$(basename "$f"): InaccessiblePaths= hides the host's secrets" \
+			"missing:$missing"
+	fi
+done
 
 # sysusers: a system user lharvestd, its group, no login shell.
 if command -v systemd-sysusers >/dev/null; then

@@ -280,6 +280,42 @@ START_TEST(missing_file)
 }
 END_TEST
 
+/* user (daemon/privsep.h): "" by default, a user name, nothing else. */
+START_TEST(user_key)
+{
+	static const char *const refused[] = {"a b", "-x", "x/y", "r:oot",
+	    "a-name-of-thirty-two-characters!",
+	    "0123456789012345678901234567890X"};
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char text[96], want[512];
+	const char *p = write_conf("role = \"gatherer\"\n");
+	size_t i;
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_str_eq(c->user, "");
+	config_free(c);
+	(void)unlink(p);
+	p = write_conf("user = \"lharvestd\"\n");
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_str_eq(c->user, "lharvestd");
+	config_free(c);
+	(void)unlink(p);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		c = NULL;
+		(void)snprintf(text, sizeof(text), "\nuser = \"%s\"\n",
+		    refused[i]);
+		p = write_conf(text);
+		ck_assert_int_lt(config_load(p, &c, &err), 0);
+		ck_assert_ptr_null(c);
+		(void)snprintf(want, sizeof(want),
+		    "%s:2: user: '%s' is not a user name", p, refused[i]);
+		ck_assert_str_eq(err.reason, want);
+		(void)unlink(p);
+	}
+}
+END_TEST
+
 /* Listener admission keys (issue 15, findings 1 and 15). */
 START_TEST(admission_values)
 {
@@ -366,6 +402,7 @@ main(void)
 	tcase_add_test(tc, admission_values);
 	tcase_add_loop_test(tc, bad_admission_configs, 0,
 	    sizeof(bad_admission) / sizeof(bad_admission[0]));
+	tcase_add_test(tc, user_key);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

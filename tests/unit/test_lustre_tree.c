@@ -176,6 +176,34 @@ START_TEST(discover_debugfs)
 }
 END_TEST
 
+/* Targets another process found (the gatherer's stats reader): copied
+ * in, grown past the first allocation, and cleared (they hold no
+ * descriptor). */
+START_TEST(add_remote_targets)
+{
+	struct ltree t;
+	struct ltree_target tg;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	memset(&tg, 0, sizeof(tg));
+	tg.exports_fd = -1;
+	tg.kind = LH_TARGET_OST;
+	for (i = 0; i < 40; i++) {
+		(void)snprintf(tg.name, sizeof(tg.name), "fs-OST%04x", i);
+		tg.ino = i;
+		ck_assert_int_eq(ltree_add(&t, &tg), 0);
+	}
+	ck_assert_uint_eq(t.ntargets, 40);
+	ck_assert_str_eq(t.targets[39].name, "fs-OST0027");
+	ck_assert_uint_eq(t.targets[39].ino, 39);
+	ck_assert_int_eq(t.targets[0].exports_fd, -1);
+	ltree_clear(&t);
+	ck_assert_uint_eq(t.ntargets, 0);
+	ltree_free(&t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -186,6 +214,7 @@ main(void)
 	tcase_add_test(tc, classify_uuid);
 	tcase_add_test(tc, discover_fixture_tree);
 	tcase_add_test(tc, discover_debugfs);
+	tcase_add_test(tc, add_remote_targets);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
