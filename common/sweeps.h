@@ -12,11 +12,16 @@
  *    spike.  A batch ahead of the oldest open sweep (a gatherer's clock
  *    ahead, or a fast gatherer) waits in its own sweep, at most
  *    SWEEPS_AHEAD sweeps ahead.
- *  - A sender has at most one batch unacknowledged (it waits for the ACK
+ *  - A sender has normally one batch unacknowledged (it waits for the ACK
  *    before sending the next), and batches are acknowledged when the sweep
- *    holding them closes: so a sweep holds at most one batch per sender,
- *    and a client's rate is exactly the sum over senders of delta / span,
- *    counter by counter (docs/protocol.md 4.4).
+ *    holding them closes.  A sweep can still get two of one sender (its
+ *    late batch folded in, then its next one on time): for each client
+ *    they combine as deltas over summed spans, so a steady rate is shown
+ *    as that rate, never as a spike; each batch is kept until its sweep
+ *    closes for that.  A client's rate is the sum over senders of its
+ *    delta / span, counter by counter (docs/protocol.md 4.4).
+ *  - A batch never goes into a sweep before the one holding its sender's
+ *    previous batch, so acknowledgements follow batch order.
  *  - A batch already in an open sweep and sent again (the gatherer
  *    reconnected) is not counted again; it is acknowledged, on the new
  *    connection, when that sweep closes.  A batch at or below the sender's

@@ -313,6 +313,98 @@ START_TEST(resend_and_duplicate)
 }
 END_TEST
 
+/*
+ * Issue 15, item 13: a gatherer late past the deadline; its late batch
+ * and its next one on time land in one sweep.  A steady 1000 B/s must
+ * show as 1000 (it showed 2000): one sender's batches for one client
+ * combine as deltas over summed spans.  Another sender's share of the
+ * same client stays its own; a third batch combines as well.
+ */
+START_TEST(late_and_on_time_combined)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0},
+	    {"10.1.0.2@o2ib", 40000, 0, 20000000, 0}};
+	const struct rec b[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0},
+	    {"10.1.0.3@o2ib", 2000, 0, 20000000, 0}};
+	const struct rec other[] = {{"10.1.0.1@o2ib", 10000, 0, 20000000, 0}};
+	int i;
+
+	/* oss1's batch for T0 misses T0's deadline. */
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_int_eq(add(s, "oss2", T0 + IVL, 1, other, 1, 0),
+	    SWEEPS_ON_TIME);
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 2, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, b, 2, 0), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, on_client, on_fs,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 3);
+	i = find(&seen, "10.1.0.1@o2ib");
+	ck_assert_int_ge(i, 0);
+	ck_assert_uint_eq(seen.rb[i], 50000);
+	ck_assert_msg(fabs(seen.rrate[i] - 1500.0) < 1e-6, "%f", seen.rrate[i]);
+	/* Named by one batch only: that batch's own rate. */
+	i = find(&seen, "10.1.0.2@o2ib");
+	ck_assert(fabs(seen.rrate[i] - 2000.0) < 1e-6);
+	i = find(&seen, "10.1.0.3@o2ib");
+	ck_assert(fabs(seen.rrate[i] - 100.0) < 1e-6);
+	ck_assert(fabs(seen.fs_rrate - 3600.0) < 1e-6);
+
+	/* Three batches of one sender in one sweep. */
+	ck_assert_int_eq(add(s, "oss1", T0, 3, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 4, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 5, a, 1, 0),
+	    SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, on_client,
+	                     NULL, &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 1);
+	ck_assert_uint_eq(seen.rb[0], 60000);
+	ck_assert_msg(fabs(seen.rrate[0] - 1000.0) < 1e-6, "%f", seen.rrate[0]);
+	sweeps_free(s);
+}
+END_TEST
+
+/*
+ * Issue 15, item 14: a batch with a lower sweep id after a later one on
+ * the same connection is not acknowledged before it: it waits in the
+ * sweep of the earlier batch, and the acknowledgements go in batch
+ * order (before, batch 6 was acknowledged first and batch 5's resend
+ * then counted again).
+ */
+START_TEST(ack_order_follows_batches)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0}};
+
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 5, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(add(s, "oss1", T0, 6, a, 1, 0), SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 2);
+	ck_assert_uint_eq(rep.acks[0].batch, 5);
+	ck_assert_uint_eq(rep.acks[1].batch, 6);
+	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 0);
+	sweeps_free(s);
+}
+END_TEST
+
 START_TEST(malformed_refused)
 {
 	struct sweeps *s = new_sweeps(T0 + 1);
@@ -575,6 +667,8 @@ main(void)
 	tcase_add_test(tc, ahead);
 	tcase_add_test(tc, resend_and_duplicate);
 	tcase_add_test(tc, malformed_refused);
+	tcase_add_test(tc, late_and_on_time_combined);
+	tcase_add_test(tc, ack_order_follows_batches);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
 	tcase_add_test(tc, dictionary_pruned);
