@@ -259,6 +259,42 @@ sender_get(struct sweeps *s, const char *name)
 	return p;
 }
 
+/* id moved by shift seconds (0 stays 0: "never"). */
+static uint64_t
+shifted(uint64_t id, int64_t shift)
+{
+	if (id == 0)
+		return 0;
+	if (shift < 0 && (uint64_t)-shift >= id)
+		return 1;
+	return shift < 0 ? id - (uint64_t)-shift : id + (uint64_t)shift;
+}
+
+void
+sweeps_shift(struct sweeps *s, int64_t shift_s)
+{
+	size_t i;
+
+	shift_s = shift_s / (int64_t)s->interval * (int64_t)s->interval;
+	if (shift_s < 0 && (uint64_t)-shift_s > s->ring[0].id)
+		shift_s = -(int64_t)s->ring[0].id;
+	if (shift_s == 0)
+		return;
+	for (i = 0; i < NRING; i++)
+		s->ring[i].id = (uint64_t)((int64_t)s->ring[i].id + shift_s);
+	for (i = 0; i < s->nsenders; i++) {
+		struct sw_sender *p = &s->senders[i];
+
+		p->last_reported = shifted(p->last_reported, shift_s);
+		if (p->pending_batch != 0)
+			p->pending_sweep = shifted(p->pending_sweep, shift_s);
+	}
+	/* The dictionary's ages too, or a step forward would make every
+	 * client look unused and a prune forget those still summed. */
+	for (i = 0; i < s->nclients; i++)
+		s->clients[i].seen = shifted(s->clients[i].seen, shift_s);
+}
+
 uint64_t
 sweeps_pending_batch(const struct sweeps *s, const char *sender)
 {

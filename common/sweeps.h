@@ -169,6 +169,15 @@ int sweeps_reconfigure(struct sweeps *s, const struct sweeps_conf *c);
  * Returns 0 or -ENOMEM. */
 int sweeps_expect(struct sweeps *s, const char *sender);
 
+/*
+ * The caller's wall clock stepped: relabel the open sweeps, and what
+ * refers to them, by shift_s seconds (a multiple of the interval), so
+ * that sweeps stay labelled by the wall clock while each closes when it
+ * was due (issue 15, item 7).  A shift that would take the oldest open
+ * sweep below 0 takes it to 0.
+ */
+void sweeps_shift(struct sweeps *s, int64_t shift_s);
+
 /* The sender's last batch counted in an open sweep (0: none), so that
  * the caller can tell a resend before decoding it. */
 uint64_t sweeps_pending_batch(const struct sweeps *s, const char *sender);

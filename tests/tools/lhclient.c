@@ -200,10 +200,10 @@ parse_args(struct lhc *c, int argc, char **argv)
 			c->sweeps = (unsigned)num("--sweeps", optarg, 100000);
 			break;
 		case 'I':
-			c->sweep_id = num("--sweep-id", optarg, UINT32_MAX);
+			c->sweep_id = num("--sweep-id", optarg, UINT64_MAX);
 			break;
 		case 'B':
-			c->first_batch = num("--batch", optarg, UINT32_MAX);
+			c->first_batch = num("--batch", optarg, UINT64_MAX);
 			break;
 		case 'i':
 			c->interval = (uint32_t)num("--interval", optarg, 3600);
