@@ -405,6 +405,40 @@ START_TEST(ack_order_follows_batches)
 }
 END_TEST
 
+/* Issue 15, item 7: the caller's wall clock stepped; the open sweeps
+ * are relabelled with what they hold, and close as the new clock says. */
+START_TEST(shift_relabels)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0}};
+
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 1, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	sweeps_shift(s, 3600 + 7); /* whole intervals only */
+	ck_assert_uint_eq(sweeps_open_id(s), T0 + 3600);
+	ck_assert(!sweeps_ready(s, (T0 + 5) * S));
+	ck_assert(sweeps_ready(s, (T0 + 3605) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 3605) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	/* oss1's next batch, by its clock that did not step, is late now:
+	 * it joins its first. */
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 2, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 3600 + IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.sweep_id, T0 + 3600 + IVL);
+	ck_assert_uint_eq(rep.nacks, 2);
+	ck_assert_uint_eq(rep.acks[0].batch, 1);
+	/* Back, below 0: to 0. */
+	sweeps_shift(s, -(int64_t)(T0 * 2));
+	ck_assert_uint_eq(sweeps_open_id(s), 0);
+	sweeps_free(s);
+}
+END_TEST
+
 START_TEST(malformed_refused)
 {
 	struct sweeps *s = new_sweeps(T0 + 1);
@@ -669,6 +703,7 @@ main(void)
 	tcase_add_test(tc, malformed_refused);
 	tcase_add_test(tc, late_and_on_time_combined);
 	tcase_add_test(tc, ack_order_follows_batches);
+	tcase_add_test(tc, shift_relabels);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
 	tcase_add_test(tc, dictionary_pruned);
