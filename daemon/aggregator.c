@@ -956,8 +956,8 @@ hold_batch(struct aggregator *a, struct receiver_peer *p, uint64_t batch,
 	if (ratelimit_pass(&a->held_rl, &skipped))
 		log_warnx("ledger %s; gatherer %s: batch %" PRIu64
 		          " held unacknowledged, not counted (%" PRIu64
-		          " held, %" PRIu64 " not logged): write the last "
-		          "batch counted into the file, or remove it "
+		          " held, %" PRIu64 " not logged): write that "
+		          "number minus one into the file, or remove it "
 		          "(lharvestd.conf(5), FILES)",
 		    lerr->reason, receiver_peer_name(p), batch, a->held_batches,
 		    skipped);

@@ -128,7 +128,7 @@ else
 	t_pass "a batch of a damaged ledger entry is not acknowledged"
 fi
 t_check "the line names the file and the way out" \
-	grep -qE "ledger $ledger: not a batch number; gatherer oss1: batch $b2 held unacknowledged, not counted .*write the last batch counted into the file, or remove it" "$tmp/agg.log"
+	grep -qE "ledger $ledger: not a batch number; gatherer oss1: batch $b2 held unacknowledged, not counted .*write that number minus one into the file, or remove it" "$tmp/agg.log"
 t_check "the damaged file is left as it is" test "$(cat "$ledger")" = garbage
 t_check "the aggregator runs on" kill -0 "$agg"
 printf '%s\n' "$b1" >"$ledger"
