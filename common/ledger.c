@@ -176,15 +176,19 @@ entry_get(struct ledger *l, const char *name, struct ledger_entry **ret,
 		return 0;
 	}
 	if (e == NULL) {
-		if (strlen(name) >= MSG_NAME_MAX)
-			return lh_err_set(err, 0, -ENOMEM, "name too long");
+		if (strlen(name) >= MSG_NAME_MAX) {
+			(void)lh_err_set(err, 0, -EINVAL, "name too long");
+			return -EINVAL;
+		}
 		if (l->n == l->cap) {
 			size_t cap = l->cap == 0 ? 16 : l->cap * 2;
 
 			e = realloc(l->e, cap * sizeof(*e));
-			if (e == NULL)
-				return lh_err_set(err, 0, -ENOMEM,
+			if (e == NULL) {
+				(void)lh_err_set(err, 0, -ENOMEM,
 				    "out of memory");
+				return -ENOMEM;
+			}
 			l->e = e;
 			l->cap = cap;
 		}
@@ -195,7 +199,7 @@ entry_get(struct ledger *l, const char *name, struct ledger_entry **ret,
 	rc = load(l, name, &v, err);
 	e->held = rc < 0;
 	if (rc < 0)
-		return rc;
+		return -EBADMSG;
 	e->batch = v;
 	*ret = e;
 	return 0;
@@ -205,11 +209,11 @@ int
 ledger_lookup(struct ledger *l, const char *sender, uint64_t *ret,
     struct lh_err *err)
 {
-	struct ledger_entry *e;
+	struct ledger_entry *e = NULL;
 	int rc = entry_get(l, sender, &e, err);
 
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || e == NULL)
+		return rc < 0 ? rc : -ENOMEM;
 	*ret = e->batch;
 	return 0;
 }
@@ -287,11 +291,11 @@ int
 ledger_set(struct ledger *l, const char *sender, uint64_t batch,
     struct lh_err *err)
 {
-	struct ledger_entry *e;
+	struct ledger_entry *e = NULL;
 	int rc = entry_get(l, sender, &e, err);
 
-	if (rc < 0)
-		return rc;
+	if (rc < 0 || e == NULL)
+		return rc < 0 ? rc : -ENOMEM;
 	if (batch <= e->batch)
 		return 0;
 	e->batch = batch;
