@@ -237,6 +237,28 @@ validate_name(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/*
+ * totals_host becomes the host of a Ganglia spoof, "ip:host", and is
+ * copied into gmond's XML: the sink (gmetric/gcache.c) refuses ':',
+ * quotes and XML's specials, so refuse them here, where -n sees them,
+ * instead of at every send.
+ */
+static int
+validate_totals_host(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
+
+	if (v[0] == '\0' || !name_ok(v) || strpbrk(v, "\"'<>&:") != NULL) {
+		cfg_error(cfg,
+		    "totals_host: '%s' is not 1-63 printable characters "
+		    "without blanks, quotes, ':', '<', '>' or '&' (it is a "
+		    "Ganglia host name)",
+		    v);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 validate_listen(cfg_t *cfg, cfg_opt_t *opt)
 {
@@ -311,7 +333,9 @@ validate_deadline(cfg_t *cfg, cfg_opt_t *opt)
 {
 	double v = cfg_opt_getnfloat(opt, cfg_opt_size(opt) - 1);
 
-	if (v < 0 || v > 3600) {
+	/* Written so that nan (which compares false with everything, and
+	 * libconfuse parses) fails too: it would reach a cast to unsigned. */
+	if (!(v >= 0 && v <= 3600)) {
 		cfg_error(cfg, "deadline: %g is not between 0 and 3600 seconds",
 		    v);
 		return -1;
@@ -582,6 +606,12 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	c->handshake_timeout = (unsigned)cfg_getint(cfg, "handshake_timeout");
 	c->read_timeout = (unsigned)cfg_getint(cfg, "read_timeout");
 	c->max_connections = (unsigned)cfg_getint(cfg, "max_connections");
+	/* A peer that sends one batch an interval must never look idle
+	 * (docs/protocol.md section 6). */
+	if (c->read_timeout != 0 && c->read_timeout <= c->interval)
+		return lh_err_set(err, 0, -EINVAL,
+		    "%s: read_timeout: %u s is not above the interval (%u s)",
+		    c->path, c->read_timeout, c->interval);
 	c->lustre_root = dup_or_null(cfg_getstr(cfg, "lustre_root"));
 	c->secret_file = dup_or_null(cfg_getstr(cfg, "secret_file"));
 	c->state_dir = dup_or_null(cfg_getstr(cfg, "state_dir"));
@@ -714,7 +744,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "tmax", validate_seconds);
 	(void)cfg_set_validate_func(cfg, "dmax", validate_seconds);
 	(void)cfg_set_validate_func(cfg, "metadata_interval", validate_seconds);
-	(void)cfg_set_validate_func(cfg, "totals_host", validate_name);
+	(void)cfg_set_validate_func(cfg, "totals_host", validate_totals_host);
 	(void)cfg_set_validate_func(cfg, "filesystem|metric_prefix",
 	    validate_prefix);
 	(void)cfg_set_validate_func(cfg, "route|networks", validate_networks);

@@ -229,8 +229,14 @@ decode_body(struct statefile_src *src, uint64_t *ret_scope, struct gtable *t,
 		return rc;
 	if (rbuf_get(r, magic, 4) < 0 || memcmp(magic, GSTATE_MAGIC, 4) != 0)
 		return BAD(err, "not a gatherer state file");
-	if (rbuf_get_be32(r, &version) < 0 || version < GSTATE_V2 ||
-	    version > GSTATE_VERSION)
+	if (rbuf_get_be32(r, &version) < 0)
+		return BAD(err, "header");
+	if (version > GSTATE_VERSION)
+		return lh_err_set(err, 0, -EBADMSG,
+		    "written by a newer lharvestd (state format %u, this "
+		    "version reads %d to %d)",
+		    version, GSTATE_V2, GSTATE_VERSION);
+	if (version < GSTATE_V2)
 		return lh_err_set(err, 0, -EBADMSG,
 		    "state format %u, this version reads %d to %d", version,
 		    GSTATE_V2, GSTATE_VERSION);

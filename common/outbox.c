@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "frame.h"
 #include "outbox.h"
 #include "wire.h"
 
@@ -180,12 +181,12 @@ own_cspans(uint64_t span_us, const uint64_t *cspan_us)
 	return false;
 }
 
-int
-outbox_add(struct outbox *ob, const char *fs, const char *nid,
+/* outbox_add() into b. */
+static int
+batch_add(struct outbox_batch *b, const char *fs, const char *nid,
     const struct iocount *d, const struct mdops *ops, uint64_t span_us,
     const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns)
 {
-	struct outbox_batch *b = &ob->pending;
 	bool own = own_cspans(span_us, cspan_us);
 	uint64_t(*spans)[MSG_NCOUNTERS];
 	struct outbox_rec *r;
@@ -213,11 +214,8 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 		b->cspans = spans;
 	}
 	r = batch_get(b, fs, nid, &rc);
-	if (r == NULL) {
-		if (rc == -ENOSPC)
-			ob->dropped++;
+	if (r == NULL)
 		return rc;
-	}
 	if (ops != NULL)
 		rec_add_ops(b, r, ops);
 	iocount_add(&r->d, d);
@@ -247,6 +245,21 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 	return 0;
 }
 
+int
+outbox_add(struct outbox *ob, const char *fs, const char *nid,
+    const struct iocount *d, const struct mdops *ops, uint64_t span_us,
+    const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns)
+{
+	int rc = batch_add(&ob->pending, fs, nid, d, ops, span_us, cspan_us,
+	    sweep_id, start_ns);
+
+	if (rc == -ENOSPC)
+		ob->dropped++;
+	if (rc == 0)
+		ob->rest_only = false;
+	return rc;
+}
+
 bool
 outbox_has_data(const struct outbox *ob)
 {
@@ -263,20 +276,20 @@ cmp_u64(const void *a, const void *b)
 
 /* The most common span: records that have it need no span of their own. */
 static uint64_t
-common_span(const struct outbox_batch *b)
+common_span(const struct outbox_batch *b, size_t n)
 {
 	uint64_t *v, best = 0;
 	size_t i, run = 0, best_run = 0;
 
-	if (b->n == 0)
+	if (n == 0)
 		return 0;
-	v = malloc(b->n * sizeof(*v));
+	v = malloc(n * sizeof(*v));
 	if (v == NULL)
 		return b->recs[0].span_us;
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < n; i++)
 		v[i] = b->recs[i].span_us;
-	qsort(v, b->n, sizeof(*v), cmp_u64);
-	for (i = 0; i < b->n; i++) {
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n; i++) {
 		run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
 		if (run > best_run) {
 			best_run = run;
@@ -304,8 +317,9 @@ rec_get(const void *ctx, size_t i, struct msg_rec *ret)
 	ret->ops = r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL;
 }
 
+/* The SWEEP of b's first n records (all of b's filesystems listed). */
 static int
-batch_encode(const struct outbox_batch *b, bool ops, struct wbuf *w)
+batch_encode(const struct outbox_batch *b, size_t n, bool ops, struct wbuf *w)
 {
 	static const struct msg_sweep zero;
 	struct msg_sweep h = zero;
@@ -313,12 +327,12 @@ batch_encode(const struct outbox_batch *b, bool ops, struct wbuf *w)
 	h.batch = b->batch;
 	h.first_sweep = b->first_sweep;
 	h.start_ns = b->start_ns;
-	h.span_us = common_span(b);
+	h.span_us = common_span(b, n);
 	h.ops = ops;
 	/* The batch's filesystems are the SWEEP's, in the same order. */
 	h.nfs = b->fsn.n;
 	memcpy(h.fs, b->fsn.v, b->fsn.n * sizeof(b->fsn.v[0]));
-	return msg_sweep_encode_from(w, &h, rec_get, b, b->n);
+	return msg_sweep_encode_from(w, &h, rec_get, b, n);
 }
 
 /* The pending batch becomes the one in flight, numbered batch; the old
@@ -335,6 +349,143 @@ promote(struct outbox *ob, uint64_t batch)
 	ob->have_inflight = true;
 }
 
+/* Record i of src added to dst (coalesced there: into an empty batch, an
+ * exact copy), counted in src's sweeps. */
+static int
+batch_copy_rec(struct outbox_batch *dst, const struct outbox_batch *src,
+    size_t i)
+{
+	const struct outbox_rec *r = &src->recs[i];
+	uint64_t cspans[MSG_NCOUNTERS];
+	int rc;
+
+	outbox_rec_cspans(src, r, cspans);
+	rc = batch_add(dst, outbox_rec_fs(src, r), outbox_rec_nid(src, r),
+	    &r->d, r->ops != OUTBOX_NO_OPS ? &src->ops[r->ops] : NULL,
+	    r->span_us, cspans, src->last_sweep, src->start_ns);
+	if (rc == 0 && src->first_sweep != 0 &&
+	    src->first_sweep < dst->first_sweep)
+		dst->first_sweep = src->first_sweep;
+	return rc;
+}
+
+/* How many of b's first records make a SWEEP (with its op section, the
+ * larger encoding) of at most max_payload bytes: all of them, or fewer.
+ * Returns 0, -EMSGSIZE (not even one), or an encoding error. */
+static int
+batch_fit(const struct outbox_batch *b, size_t max_payload, size_t *ret_n)
+{
+	struct wbuf w;
+	size_t k = b->n;
+	int rc;
+
+	wbuf_init(&w, 0);
+	for (;;) {
+		size_t next;
+
+		wbuf_reset(&w);
+		rc = batch_encode(b, k, true, &w);
+		if (rc < 0 || w.len <= max_payload)
+			break;
+		/* Records are of much the same size: in proportion, 5% to
+		 * spare, and at least one fewer each time. */
+		next = (size_t)((double)k * (double)max_payload /
+		    (double)w.len * 0.95);
+		k = next < k ? next : k - 1;
+		if (k == 0) {
+			rc = -EMSGSIZE;
+			break;
+		}
+	}
+	wbuf_free(&w);
+	if (rc == 0)
+		*ret_n = k;
+	return rc;
+}
+
+/*
+ * The batch in flight, never sent, cut down to its first n records: the
+ * others go to the front of the pending batch (coalesced with what it
+ * has).  Built aside, so that running out of memory changes nothing.
+ */
+static int
+inflight_split(struct outbox *ob, size_t n)
+{
+	struct outbox_batch keep, rest;
+	const struct outbox_batch *b = &ob->inflight;
+	size_t i;
+	int rc = 0;
+
+	batch_init(&keep);
+	batch_init(&rest);
+	for (i = 0; i < b->n && rc == 0; i++)
+		rc = batch_copy_rec(i < n ? &keep : &rest, b, i);
+	for (i = 0; i < ob->pending.n && rc == 0; i++)
+		rc = batch_copy_rec(&rest, &ob->pending, i);
+	if (rc < 0) {
+		batch_free(&keep);
+		batch_free(&rest);
+		return rc;
+	}
+	keep.batch = b->batch;
+	keep.first_sweep = b->first_sweep;
+	keep.last_sweep = b->last_sweep;
+	keep.start_ns = b->start_ns;
+	batch_free(&ob->inflight);
+	batch_free(&ob->pending);
+	ob->inflight = keep;
+	ob->pending = rest;
+	ob->splits++;
+	return 0;
+}
+
+int
+outbox_fit(struct outbox *ob, size_t max_payload)
+{
+	size_t n = 0;
+	int rc;
+
+	if (!ob->have_inflight || max_payload == 0)
+		return 0;
+	rc = batch_fit(&ob->inflight, max_payload, &n);
+	if (rc < 0)
+		return rc;
+	if (n == ob->inflight.n)
+		return 0;
+	rc = inflight_split(ob, n);
+	return rc < 0 ? rc : 1;
+}
+
+int
+outbox_seal_within(struct outbox *ob, size_t max_payload)
+{
+	int rc;
+
+	if (ob->have_inflight || ob->pending.n == 0)
+		return 0;
+	promote(ob, ++ob->last_batch);
+	rc = outbox_fit(ob, max_payload);
+	if (rc < 0) {
+		/* Not numbered after all: tried again at the next seal. */
+		(void)outbox_unseal(ob);
+		return rc;
+	}
+	ob->rest_only = rc > 0;
+	return rc;
+}
+
+size_t
+outbox_payload_max(size_t max_frame)
+{
+	if (max_frame == 0)
+		max_frame = FRAME_MAX_DEFAULT;
+	if (max_frame < FRAME_MIN_MAX)
+		max_frame = FRAME_MIN_MAX;
+	if (max_frame > FRAME_MAX_LIMIT)
+		max_frame = FRAME_MAX_LIMIT;
+	return max_frame - FRAME_OVERHEAD;
+}
+
 void
 outbox_seal(struct outbox *ob)
 {
@@ -342,14 +493,46 @@ outbox_seal(struct outbox *ob)
 		promote(ob, ++ob->last_batch);
 }
 
+/* What a split left pending goes back behind the batch in flight's
+ * records, in their order (so that the next seal splits the same), all in
+ * the batch in flight.  Built aside: out of memory changes nothing. */
+static int
+rest_merge(struct outbox *ob)
+{
+	struct outbox_batch all;
+	size_t i;
+	int rc = 0;
+
+	batch_init(&all);
+	for (i = 0; i < ob->inflight.n && rc == 0; i++)
+		rc = batch_copy_rec(&all, &ob->inflight, i);
+	for (i = 0; i < ob->pending.n && rc == 0; i++)
+		rc = batch_copy_rec(&all, &ob->pending, i);
+	if (rc < 0) {
+		batch_free(&all);
+		return rc;
+	}
+	batch_free(&ob->pending);
+	batch_free(&ob->inflight);
+	ob->inflight = all;
+	ob->rest_only = false;
+	return 0;
+}
+
 int
 outbox_unseal(struct outbox *ob)
 {
 	struct outbox_batch tmp;
 
-	if (!ob->have_inflight || ob->pending.n > 0 ||
+	if (!ob->have_inflight || (ob->pending.n > 0 && !ob->rest_only) ||
 	    ob->inflight.batch != ob->last_batch)
 		return -EINVAL;
+	if (ob->pending.n > 0) {
+		int rc = rest_merge(ob);
+
+		if (rc < 0)
+			return rc;
+	}
 	tmp = ob->pending;
 	ob->pending = ob->inflight;
 	ob->inflight = tmp;
@@ -384,10 +567,10 @@ outbox_check(const struct outbox *ob)
 	/* With the op section: what it adds can only make it fail more. */
 	wbuf_init(&w, 0);
 	if (ob->have_inflight)
-		rc = batch_encode(&ob->inflight, true, &w);
+		rc = batch_encode(&ob->inflight, ob->inflight.n, true, &w);
 	wbuf_reset(&w);
 	if (rc == 0 && ob->pending.n > 0)
-		rc = batch_encode(&ob->pending, true, &w);
+		rc = batch_encode(&ob->pending, ob->pending.n, true, &w);
 	wbuf_free(&w);
 	return rc;
 }
@@ -400,7 +583,7 @@ outbox_next(struct outbox *ob, struct wbuf *w, bool ops, uint64_t *ret_batch,
 
 	if (!ob->have_inflight)
 		return -ENODATA;
-	rc = batch_encode(&ob->inflight, ops, w);
+	rc = batch_encode(&ob->inflight, ob->inflight.n, ops, w);
 	if (rc < 0)
 		return rc;
 	*ret_batch = ob->inflight.batch;

@@ -90,6 +90,10 @@ struct outbox {
 	struct outbox_batch inflight;
 	struct outbox_batch pending;
 	uint64_t dropped; /* records refused at OUTBOX_MAX_KEYS */
+	uint64_t splits;  /* batches cut down to fit a frame */
+	/* The pending batch holds only what the last seal split off: it
+	 * may still be unsealed. */
+	bool rest_only;
 };
 
 void outbox_init(struct outbox *ob, uint64_t last_batch);
@@ -124,11 +128,32 @@ bool outbox_has_data(const struct outbox *ob);
  */
 void outbox_seal(struct outbox *ob);
 
+/*
+ * outbox_seal(), for a receiver that takes SWEEP payloads of at most
+ * max_payload bytes (outbox_payload_max(); 0: no limit).  A batch whose
+ * SWEEP would be larger is split before it is ever sent (a batch once
+ * sent is never changed): its first records are numbered and sealed, the
+ * others stay pending, ahead of what is added next, for the next seals.
+ * Returns 0, 1 (split: counted in ob->splits), or a negative errno
+ * (-ENOMEM, -EMSGSIZE: not even one record fits), nothing then sealed.
+ */
+int outbox_seal_within(struct outbox *ob, size_t max_payload);
+
+/* The same for a batch in flight restored from a state file (saved by a
+ * version that did not split, or under a larger max_frame): one that
+ * could never be sent whole is split.  Returns as outbox_seal_within(). */
+int outbox_fit(struct outbox *ob, size_t max_payload);
+
+/* The largest SWEEP payload in a frame of max_frame bytes (0: the
+ * default; clamped as the session clamps it). */
+size_t outbox_payload_max(size_t max_frame);
+
 /* Undo the outbox_seal() that just numbered the batch in flight, before
  * anything was sent: its records go back to the (empty) pending batch and
- * its number is free again.  For a sender whose save failed: what it
- * could not save, it must not send.  Returns 0, or -EINVAL (no batch in
- * flight, or records pending already). */
+ * its number is free again (what a split left pending goes back behind
+ * them).  For a sender whose save failed: what it could not save, it must
+ * not send.  Returns 0, -ENOMEM, or -EINVAL (no batch in flight, or
+ * records added since). */
 int outbox_unseal(struct outbox *ob);
 
 /* True when a sealed batch waits to be sent or acknowledged. */

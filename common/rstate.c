@@ -89,10 +89,15 @@ rstate_decode(const void *p, size_t n, const struct rstate_cb *cb,
 	rbuf_init(&r, p, body);
 	if (rbuf_get(&r, magic, 4) < 0 || memcmp(magic, RSTATE_MAGIC, 4) != 0)
 		return BAD(err, "not a relay state file");
-	if (rbuf_get_be32(&r, &version) < 0 || version != RSTATE_VERSION)
+	if (rbuf_get_be32(&r, &version) < 0)
+		return BAD(err, "header");
+	if (version != RSTATE_VERSION)
 		return lh_err_set(err, 0, -EBADMSG,
-		    "state format %u, this version reads %d", version,
-		    RSTATE_VERSION);
+		    "%sstate format %u, this version reads %d",
+		    version > RSTATE_VERSION ?
+		        "written by a newer lharvestd: " :
+		        "",
+		    version, RSTATE_VERSION);
 	if (rbuf_get_be64(&r, &saved) < 0 || rbuf_get_varint(&r, &nl) < 0 ||
 	    nl > r.len / 2)
 		return BAD(err, "header");

@@ -65,6 +65,26 @@ out_free(struct statefile_out *o)
 	free(o);
 }
 
+/*
+ * path.tmp created anew, never through a symbolic link nor into a file
+ * someone else made (O_EXCL | O_NOFOLLOW).  What is there already (a
+ * crash's leftover, or a planted link) is removed first: unlink() removes
+ * a link, never what it points to.  Returns the descriptor or -errno.
+ */
+static int
+tmp_open(const char *tmp)
+{
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = open(tmp, flags, 0600);
+
+	if (fd < 0 && errno == EEXIST) {
+		if (unlink(tmp) < 0)
+			return -errno;
+		fd = open(tmp, flags, 0600);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 int
 statefile_create(const char *path, struct statefile_out **ret,
     struct lh_err *err)
@@ -87,10 +107,11 @@ statefile_create(const char *path, struct statefile_out **ret,
 		out_free(o);
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	}
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	o->fd = tmp_open(o->tmp);
 	if (o->fd < 0) {
-		int rc = -errno;
+		int rc = o->fd;
 
+		o->fd = -1;
 		(void)lh_err_set(err, 0, rc, "%s: %s", o->tmp, strerror(-rc));
 		out_free(o);
 		return rc;
@@ -206,6 +227,50 @@ statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err)
 	return 0;
 }
 
+/*
+ * path opened for reading, with its size: never through a symbolic link,
+ * never blocking on a FIFO.  Returns the descriptor, -ENOENT, -EBADMSG
+ * (refused: a link, or too large), or another -errno (cannot be read: a
+ * directory or another kind of file in the way, an I/O error), err set
+ * but for -ENOENT.
+ */
+static int
+in_open(const char *path, struct stat *sb, struct lh_err *err)
+{
+	const char *why = NULL;
+	int fd, rc;
+
+	/* Written on every path: the analyzer cannot tell rc < 0. */
+	memset(sb, 0, sizeof(*sb));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		rc = errno > 0 ? -errno : -EIO;
+		if (rc == -ENOENT)
+			return rc;
+		if (rc == -ELOOP) {
+			rc = -EBADMSG;
+			why = "a symbolic link, not a file";
+		}
+	} else if (fstat(fd, sb) < 0) {
+		rc = errno > 0 ? -errno : -EIO;
+	} else if (S_ISDIR(sb->st_mode)) {
+		rc = -EISDIR;
+		why = "a directory, not a file";
+	} else if (!S_ISREG(sb->st_mode)) {
+		rc = -EINVAL;
+		why = "not a regular file";
+	} else if ((size_t)sb->st_size > STATEFILE_MAX) {
+		rc = -EBADMSG;
+		why = "larger than 1 GiB";
+	} else {
+		return fd;
+	}
+	if (fd >= 0)
+		(void)close(fd);
+	(void)lh_err_set(err, 0, rc, "%s", why != NULL ? why : strerror(-rc));
+	return rc;
+}
+
 int
 statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
     struct lh_err *err)
@@ -215,20 +280,9 @@ statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
 	size_t len = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		int rc = -errno;
-
-		if (rc == -ENOENT)
-			return rc;
-		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (size_t)sb.st_size > STATEFILE_MAX) {
-		(void)close(fd);
-		return lh_err_set(err, 0, -EBADMSG,
-		    "not a regular file of at most 1 GiB");
-	}
+	fd = in_open(path, &sb, err);
+	if (fd < 0)
+		return fd;
 	/* One byte more than the size: a file that grew is read whole. */
 	buf = malloc((size_t)sb.st_size + 1);
 	if (buf == NULL) {
@@ -240,7 +294,15 @@ statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n < 0) {
+			/* An I/O error is not damage: the file is kept. */
+			int rc = -errno;
+
+			free(buf);
+			(void)close(fd);
+			return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+		}
+		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
@@ -319,21 +381,13 @@ statefile_open(const char *path, size_t min_body, struct statefile_in **ret,
 	in = malloc(sizeof(*in));
 	if (in == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
-	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (in->fd < 0) {
-		rc = -errno;
-		free(in);
-		if (rc == -ENOENT)
-			return rc;
-		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
-	}
 	/* The file is replaced by rename(), never rewritten in place: the
 	 * open descriptor keeps seeing the same bytes in both passes. */
-	if (fstat(in->fd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (size_t)sb.st_size > STATEFILE_MAX) {
-		rc = lh_err_set(err, 0, -EBADMSG,
-		    "not a regular file of at most 1 GiB");
-		goto fail;
+	in->fd = in_open(path, &sb, err);
+	if (in->fd < 0) {
+		rc = in->fd;
+		free(in);
+		return rc;
 	}
 	if ((size_t)sb.st_size < min_body + SHA256_LEN) {
 		rc = lh_err_set(err, 0, -EBADMSG, "damaged: too short");
@@ -412,4 +466,48 @@ uint64_t
 statefile_src_left(const struct statefile_src *s)
 {
 	return s->in != NULL ? statefile_in_left(s->in) : s->r->len;
+}
+
+/* rename() that never replaces what is at to. */
+static int
+rename_noreplace(const char *from, const char *to)
+{
+	struct stat sb;
+
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A filesystem without RENAME_NOREPLACE: look first. */
+	if (lstat(to, &sb) == 0)
+		return -EEXIST;
+	return rename(from, to) < 0 ? -errno : 0;
+}
+
+int
+statefile_set_aside(const char *path, uint64_t now_s, char *ret_path,
+    size_t len, struct lh_err *err)
+{
+	char bad[PATH_MAX];
+	unsigned i;
+	int n, rc = -EEXIST;
+
+	for (i = 0; i < 100 && rc == -EEXIST; i++) {
+		if (i == 0)
+			n = snprintf(bad, sizeof(bad), "%s.bad.%llu", path,
+			    (unsigned long long)now_s);
+		else
+			n = snprintf(bad, sizeof(bad), "%s.bad.%llu.%u", path,
+			    (unsigned long long)now_s, i);
+		if (n < 0 || (size_t)n >= sizeof(bad) || (size_t)n >= len)
+			return lh_err_set(err, 0, -ENAMETOOLONG,
+			    "path too long");
+		rc = rename_noreplace(path, bad);
+	}
+	if (rc < 0)
+		return lh_err_set(err, 0, rc, "cannot move it aside to %s: %s",
+		    bad, strerror(-rc));
+	(void)sync_dir_of(path);
+	(void)snprintf(ret_path, len, "%s", bad);
+	return 0;
 }

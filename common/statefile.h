@@ -48,6 +48,14 @@ statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err);
  * a symbolic link).  Returns 0 with *ret (malloc()ed, the caller frees
  * it) and *ret_len, -ENOENT when there is none, or another negative errno
  * with err set.  The checksum is not checked: see statefile_verify().
+ *
+ * Errors, here and from the loaders built on these functions, come in
+ * two kinds.  -EBADMSG: the file is refused (damaged, of an unknown or
+ * newer format, a symbolic link, too large): it will never load, and is
+ * set aside (statefile_set_aside()) rather than overwritten.  Any other
+ * errno: it could not be read this time (an I/O error, out of memory, a
+ * directory or a FIFO in its place): worth trying again, never a reason
+ * to overwrite it.
  */
 int statefile_read(const char *path, uint8_t **ret, size_t *ret_len,
     struct lh_err *err);
@@ -99,5 +107,14 @@ int statefile_src_need(struct statefile_src *s, size_t n, struct lh_err *err);
 /* Body bytes not consumed yet: for bounds on counts read from the file
  * (refused before anything is allocated for them). */
 uint64_t statefile_src_left(const struct statefile_src *s);
+
+/*
+ * Move a refused state file out of the way, to "<path>.bad.<now_s>" (or
+ * ".bad.<now_s>.<n>": never over another): kept for a post-mortem, and
+ * never overwritten by the next save.  Returns 0 with its new name in
+ * ret_path (len bytes), or a negative errno with err set.
+ */
+int statefile_set_aside(const char *path, uint64_t now_s, char *ret_path,
+    size_t len, struct lh_err *err);
 
 #endif

@@ -68,6 +68,7 @@ struct gatherer {
 	uint64_t scope;    /* gstate_scope() of this configuration */
 	bool save_failing; /* the last state save failed */
 	bool slow;         /* the last sweep overran the interval */
+	bool splitting;    /* the last batch numbered was cut to fit */
 };
 
 static void
@@ -228,6 +229,35 @@ save_state(struct gatherer *g)
 	return 0;
 }
 
+/* Number the pending batch, cut to fit max_frame (outbox_seal_within()):
+ * true when a batch was numbered now. */
+static bool
+seal_batch(struct gatherer *g)
+{
+	bool was = outbox_ready(&g->ob);
+	int rc;
+
+	rc = outbox_seal_within(&g->ob, outbox_payload_max(g->cfg->max_frame));
+	if (rc < 0) {
+		log_warnx("cannot number the next batch: %s; holding it back",
+		    strerror(-rc));
+		return false;
+	}
+	if (was || !outbox_ready(&g->ob))
+		return false;
+	if (rc > 0 && !g->splitting)
+		log_warnx("batch %" PRIu64 ": larger than max_frame (%u "
+		          "bytes): %zu client records in it, %zu left for the "
+		          "next batches",
+		    g->ob.inflight.batch, g->cfg->max_frame, g->ob.inflight.n,
+		    g->ob.pending.n);
+	else if (rc == 0 && g->splitting)
+		log_info("batch %" PRIu64 ": within max_frame again",
+		    g->ob.inflight.batch);
+	g->splitting = rc > 0;
+	return true;
+}
+
 static void
 sweep(struct gatherer *g, uint64_t sweep_ns)
 {
@@ -286,9 +316,7 @@ sweep(struct gatherer *g, uint64_t sweep_ns)
 	/* Number the batch before saving: see outbox_seal().  What cannot
 	 * be saved is not sent: after a restart from the older state the
 	 * same deltas are computed again, and must not have been counted. */
-	sealed = !outbox_ready(&g->ob);
-	outbox_seal(&g->ob);
-	sealed = sealed && outbox_ready(&g->ob);
+	sealed = seal_batch(g);
 	if (save_state(g) < 0 && sealed)
 		(void)outbox_unseal(&g->ob);
 	sender_kick(g->snd);
@@ -426,26 +454,51 @@ start_afresh(struct gatherer *g)
 	outbox_init(&g->ob, clock_realtime_ns() / 1000);
 }
 
-static void
+/*
+ * The saved state, or a fresh start when there is none.  A file that
+ * cannot be read this time (an I/O error, out of memory, a directory in
+ * its place) is tried again, then kept as it is and the gatherer does not
+ * start: starting afresh would overwrite it at the first sweep.  A file
+ * refused (damaged, a newer format after a downgrade) is moved aside and
+ * the gatherer starts with a baseline.  Returns 0, or -1 (logged).
+ */
+static int
 load_state(struct gatherer *g)
 {
 	struct lh_err err;
 	uint64_t scope = 0;
+	unsigned tries = 0;
 	int rc;
 
-	rc = gstate_load(g->state_path, &scope, &g->table, &g->ob, &err);
+	for (;;) {
+		rc =
+		    gstate_load(g->state_path, &scope, &g->table, &g->ob, &err);
+		if (rc == 0 || rc == -ENOENT || rc == -EBADMSG ||
+		    ++tries == STATEDIR_LOAD_TRIES)
+			break;
+		log_warnx("%s: %s; trying again", g->state_path, err.reason);
+		start_afresh(g);
+		(void)sleep(1);
+	}
 	if (rc == -ENOENT) {
 		log_info("no saved state in %s: the first sweep is a baseline",
 		    g->cfg->state_dir);
 		start_afresh(g);
-		return;
+		return 0;
+	}
+	if (rc == -EBADMSG) {
+		start_afresh(g);
+		return statedir_set_aside(g->state_path, err.reason,
+		    "starting afresh: the first sweep is a baseline; what it "
+		    "held (counts since its last save, deltas not yet "
+		    "acknowledged) is lost");
 	}
 	if (rc < 0) {
-		log_warnx("%s: %s; starting afresh (the first sweep is a "
-		          "baseline)",
+		log_warnx("%s: %s; not starting: the file is kept as it is "
+		          "(start again once it can be read, or move it "
+		          "aside to start afresh)",
 		    g->state_path, err.reason);
-		start_afresh(g);
-		return;
+		return -1;
 	}
 	if (scope != g->scope) {
 		log_info("%s: saved under another lustre_root or filesystems: "
@@ -454,12 +507,21 @@ load_state(struct gatherer *g)
 		    g->state_path);
 		g->table.new_targets_are_old = true;
 	}
+	/* Saved by a version that did not split: a batch in flight too
+	 * large for the frame was never sent, and is split. */
+	if (outbox_fit(&g->ob, outbox_payload_max(g->cfg->max_frame)) > 0)
+		log_warnx("%s: batch %" PRIu64 " in flight larger than "
+		          "max_frame (%u bytes): split, %zu client records in "
+		          "it, the others in the next batches",
+		    g->state_path, g->ob.inflight.batch, g->cfg->max_frame,
+		    g->ob.inflight.n);
 	log_info("state restored: %zu exports on %zu targets, last sweep "
 	         "%" PRIu64 "%s",
 	    gtable_nexports(&g->table), g->table.ntargets,
 	    (uint64_t)(g->table.last_sweep_ns / CLOCK_NS_PER_S),
 	    outbox_has_data(&g->ob) ? ", with deltas not yet acknowledged" :
 	                              "");
+	return 0;
 }
 
 /* Everything that can be refused, before detaching. */
@@ -489,7 +551,8 @@ preflight(struct gatherer *g)
 	}
 	g->scope =
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
-	load_state(g);
+	if (load_state(g) < 0)
+		return -1;
 	if (ltree_discover(&g->tree, cfg->lustre_root, &err) < 0)
 		log_warnx("%s", err.reason);
 	return 0;

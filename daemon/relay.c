@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The relay's routes, outboxes, senders and state (relay.h). */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "config.h"
@@ -18,6 +22,7 @@
 #include "relay.h"
 #include "rstate.h"
 #include "sender.h"
+#include "statedir.h"
 #include "sweeps.h"
 
 #define UNROUTED_LOG_NS (600 * CLOCK_NS_PER_S)
@@ -29,6 +34,7 @@ struct route {
 	struct sender *snd;
 	struct relay *r;
 	uint64_t dropped_logged; /* ob.dropped already logged */
+	bool splitting;          /* the last batch numbered was cut to fit */
 };
 
 struct relay {
@@ -43,6 +49,9 @@ struct relay {
 	char first_unrouted[NID_STR_MAX];
 	uint64_t unrouted_logged;
 	bool save_failing; /* logged once until a save succeeds */
+	/* The state file could not be restored (relay_restore() failed):
+	 * never overwritten, should this relay run anyway (a reload). */
+	bool state_refused;
 	/* Restore: clients of routes no longer configured. */
 	size_t rerouted, lost;
 };
@@ -162,6 +171,46 @@ restore_route(void *arg, const char *name, struct outbox *ob)
 	return 0;
 }
 
+/* Every route's outbox emptied: what a failed restore left half-filled. */
+static void
+routes_clear(struct relay *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nroutes; i++) {
+		outbox_free(&r->routes[i].ob);
+		outbox_init(&r->routes[i].ob, clock_realtime_ns() / 1000);
+	}
+	r->rerouted = 0;
+	r->lost = 0;
+}
+
+/*
+ * A relay.state that cannot be used holds deltas whose batches were
+ * acknowledged upstream and recorded in the ledger: their senders will
+ * never send them again, so starting without it would lose them for
+ * good, silently.  The relay does not start; the file stays as it is.
+ * The gatherers keep their deltas meanwhile (coalesced, bounded), so
+ * waiting loses nothing more; an operator who accepts the loss moves the
+ * file aside (docs/relay.md).
+ */
+static void
+refuse_state(const struct relay *r, const char *reason)
+{
+	struct stat sb;
+	char when[32] = "?";
+	struct tm tm;
+
+	if (lstat(r->state_path, &sb) == 0 &&
+	    gmtime_r(&sb.st_mtime, &tm) != NULL)
+		(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_warnx("%s: %s; not starting: it holds the deltas of batches "
+	          "already acknowledged upstream (saved %s), which their "
+	          "senders will not send again; fix it, or move it aside to "
+	          "start without them (they are then lost)",
+	    r->state_path, reason, when);
+}
+
 int
 relay_restore(struct relay *r, struct ledger *ledger)
 {
@@ -169,30 +218,38 @@ relay_restore(struct relay *r, struct ledger *ledger)
 	const struct rstate_cb cb = {restore_ledger, restore_route, &c};
 	struct lh_err err;
 	size_t i, pending = 0;
+	unsigned tries = 0;
 	int rc;
 
-	rc = rstate_load(r->state_path, &cb, &err);
+	for (;;) {
+		rc = rstate_load(r->state_path, &cb, &err);
+		if (rc == 0 || rc == -ENOENT || rc == -EBADMSG ||
+		    ++tries == STATEDIR_LOAD_TRIES)
+			break;
+		log_warnx("%s: %s; trying again", r->state_path, err.reason);
+		routes_clear(r);
+		(void)sleep(1);
+	}
 	if (rc == -ENOENT)
 		return 0;
-	if (rc == -ENOMEM) {
-		log_warnx("%s: out of memory", r->state_path);
+	if (rc < 0) {
+		routes_clear(r);
+		refuse_state(r, err.reason);
+		r->state_refused = true;
 		return -1;
 	}
-	if (rc < 0) {
-		/* Whatever was restored before the damage is dropped whole:
-		 * the senders resend what the ledger does not have. */
-		log_warnx("%s: %s; starting without it", r->state_path,
-		    err.reason);
-		for (i = 0; i < r->nroutes; i++) {
-			outbox_free(&r->routes[i].ob);
-			outbox_init(&r->routes[i].ob,
-			    clock_realtime_ns() / 1000);
-		}
-		return 0;
-	}
 	for (i = 0; i < r->nroutes; i++) {
-		const struct outbox *ob = &r->routes[i].ob;
+		struct outbox *ob = &r->routes[i].ob;
 
+		/* Saved by a version that did not split: a batch in flight
+		 * too large for the frame was never sent, and is split. */
+		if (outbox_fit(ob, outbox_payload_max(r->cfg->max_frame)) > 0)
+			log_warnx(
+			    "route %s: batch %" PRIu64 " in flight larger "
+			    "than max_frame (%u bytes): split, %zu client "
+			    "records in it, the others in the next batches",
+			    r->routes[i].conf->name, ob->inflight.batch,
+			    r->cfg->max_frame, ob->inflight.n);
 		pending +=
 		    ob->pending.n + (ob->have_inflight ? ob->inflight.n : 0);
 	}
@@ -316,6 +373,12 @@ save(struct relay *r, const struct sweeps_ack *acks, size_t nacks)
 	size_t i;
 	int rc;
 
+	if (r->state_refused) {
+		(void)lh_err_set(&err, 0, -EBADMSG,
+		    "not overwritten: it could not be restored");
+		rc = -EBADMSG;
+		goto out;
+	}
 	rr = calloc(r->nroutes > 0 ? r->nroutes : 1, sizeof(*rr));
 	if (nacks > 0)
 		l = calloc(nacks, sizeof(*l));
@@ -347,6 +410,40 @@ out:
 	return rc;
 }
 
+/*
+ * Number a route's pending batch, cut to fit the downstream's frame (a
+ * batch that could never be sent would hold the route, and every ACK
+ * given upstream for its deltas, for good): true when a batch was
+ * numbered now.
+ */
+static bool
+route_seal(struct relay *r, struct route *rt)
+{
+	bool was = outbox_ready(&rt->ob);
+	int rc;
+
+	rc = outbox_seal_within(&rt->ob, outbox_payload_max(r->cfg->max_frame));
+	if (rc < 0) {
+		log_warnx("route %s: cannot number the next batch: %s; holding "
+		          "it back",
+		    rt->conf->name, strerror(-rc));
+		return false;
+	}
+	if (was || !outbox_ready(&rt->ob))
+		return false;
+	if (rc > 0 && !rt->splitting)
+		log_warnx("route %s: batch %" PRIu64 " larger than max_frame "
+		          "(%u bytes): %zu client records in it, %zu left for "
+		          "the next batches",
+		    rt->conf->name, rt->ob.inflight.batch, r->cfg->max_frame,
+		    rt->ob.inflight.n, rt->ob.pending.n);
+	else if (rc == 0 && rt->splitting)
+		log_info("route %s: batch %" PRIu64 " within max_frame again",
+		    rt->conf->name, rt->ob.inflight.batch);
+	rt->splitting = rc > 0;
+	return true;
+}
+
 int
 relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
     size_t nacks)
@@ -369,9 +466,7 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 	for (i = 0; i < r->nroutes; i++) {
 		struct route *rt = &r->routes[i];
 
-		sealed[i] = !outbox_ready(&rt->ob);
-		outbox_seal(&rt->ob);
-		sealed[i] = sealed[i] && outbox_ready(&rt->ob);
+		sealed[i] = route_seal(r, rt);
 		if (rt->ob.dropped > rt->dropped_logged) {
 			log_warnx("route %s: %" PRIu64 " client records "
 			          "dropped: more clients than an outbox holds",

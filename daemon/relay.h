@@ -30,8 +30,12 @@ int relay_new(const struct lh_config *cfg, const struct keyring *keys,
 
 /* Restore the state file: its ledger entries into ledger (where they are
  * higher), its routes' outboxes (a route no longer configured: its
- * clients routed again).  A damaged file is one log line; the relay then
- * starts empty.  Returns 0, or -1 (out of memory). */
+ * clients routed again).  A file that cannot be read is tried again; one
+ * that still cannot, or is refused (damaged, a newer format), is kept as
+ * it is and the relay must not start (its deltas were acknowledged
+ * upstream: see docs/relay.md); should r run anyway (a reload), its saves
+ * fail, holding acknowledgements back, rather than overwrite the file.
+ * Returns 0, or -1 after one log line. */
 int relay_restore(struct relay *r, struct ledger *ledger);
 
 /* Connect to every downstream.  Returns 0 or -1 after logging why. */

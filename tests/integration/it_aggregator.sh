@@ -62,8 +62,7 @@ scenario=$src/tests/sim/scenarios/aggregator-site.json
 command -v gmond >/dev/null || { echo "no gmond: apt-get install ganglia-monitor"; exit 1; }
 # libconfuse memory libganglia cannot free (see docs/ganglia.md); only
 # matters in the sanitizer build.
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 
 interval=2
 deadline=0.7

@@ -11,8 +11,7 @@ bin=$1
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 # libconfuse memory libganglia cannot free (docs/ganglia.md); only matters
 # in the sanitizer build.
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 
 # ncheck NAME WANT_STATUS CONF PATTERN...: -n on CONF exits WANT_STATUS and
 # its output matches every PATTERN (extended regexps).

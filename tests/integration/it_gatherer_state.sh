@@ -124,13 +124,16 @@ wait "$gp_oss1"
 t_check "SIGTERM: exit 0" test $? -eq 0
 printf 'garbage' | dd of="$tmp/st-oss1/gatherer.state" bs=1 seek=100 \
 	conv=notrunc 2>/dev/null
+cp "$tmp/st-oss1/gatherer.state" "$tmp/damaged"
 start_g oss1
 step
 wait_sweep oss1
 sleep 1.5
 t_check "a damaged state is refused with one line" \
-	grep -q 'gatherer.state: damaged: checksum mismatch; starting afresh' \
+	grep -q 'gatherer.state: damaged: checksum mismatch; moved aside to .*/gatherer.state.bad.[0-9]*, starting afresh' \
 	"$tmp/g-oss1.err"
+t_check "... moved aside as it was, never overwritten" \
+	cmp -s "$tmp/damaged" "$(ls "$tmp"/st-oss1/gatherer.state.bad.* | head -n 1)"
 after=$(max_batch oss1)
 t_check "batches after a lost state are numbered above the old ones" \
 	test "$after" -gt "$before"

@@ -17,8 +17,7 @@ command -v gmond >/dev/null || { echo "no gmond: apt-get install ganglia-monitor
 # libconfuse memory libganglia cannot free (see docs/ganglia.md); only
 # matters in the sanitizer build.  libganglia has no frame pointers: the
 # slow unwinder is what sees Ganglia_gmond_config_create on those stacks.
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 
 tmp=$(mktemp -d)
 pids=()

@@ -49,8 +49,7 @@ with open(sys.argv[2], "a") as out:
 ')
 # The aggregator links libganglia, whose gmond.conf cannot be freed
 # (tests/ganglia/lsan.supp); for the sanitizer build.
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 # Largest gap allowed between two WATCHDOG=1 (WATCHDOG_USEC = 1 s: the
 # daemon pings every 0.5 s).
 gap_max=0.6

@@ -42,8 +42,7 @@ chk=(python3 "$src/tests/integration/aggregator_check.py")
 gm=$src/tests/ganglia/gmond.sh
 scenario=$src/tests/sim/scenarios/relay-site.json
 command -v gmond >/dev/null || { echo "no gmond: apt-get install ganglia-monitor"; exit 1; }
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 
 interval=2
 deadline=0.8       # the heads'

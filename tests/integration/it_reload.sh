@@ -15,8 +15,7 @@ bin=$1
 . "$(dirname "$0")/dumplib.sh"
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 sim=(python3 "$src/tests/sim/lustresim.py")
-export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$src/tests/ganglia/sanitizer.sh"
 
 R=$tmp/sim
 "${sim[@]}" run --root "$R" --scenario "$src/tests/sim/scenarios/aggregator-site.json" \

@@ -211,6 +211,16 @@ static const struct {
         " default_route: no route 'b'"},
     {"\nmetadata_ops = {\"open\", \"lookup\"}\n",
         "2: metadata_ops: 'lookup' is not a metadata operation (all, open,"},
+    /* issue 15, item 8: nan compares false with every bound */
+    {"\ndeadline = nan\n",
+        "2: deadline: nan is not between 0 and 3600 seconds"},
+    {"interval = 30\nread_timeout = 30\n",
+        " read_timeout: 30 s is not above the interval (30 s)"},
+    {"totals_host = \"lustre:totals\"\n",
+        "1: totals_host: 'lustre:totals' is not 1-63 printable characters "
+        "without blanks, quotes"},
+    {"totals_host = \"\"\n",
+        "1: totals_host: '' is not 1-63 printable characters"},
 };
 
 START_TEST(relay_values)

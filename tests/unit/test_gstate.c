@@ -667,6 +667,9 @@ START_TEST(other_versions_refused)
 		                     &err),
 		    -EBADMSG);
 		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 to 4"));
+		/* A downgrade: said as such (the file is set aside). */
+		ck_assert_int_eq(strstr(err.reason, "newer") != NULL,
+		    bad[i] > 4);
 		gtable_free(&t2);
 		outbox_free(&ob2);
 		wbuf_free(&f);

@@ -487,6 +487,7 @@ static const struct rewrite_case rewrite_cases[] = {
     {{"s/(-ib)?$//"}, "node1-ib", "node1"},
     {{"s/^((n|m)[0-9]{2,3}[a-z]*)+-x$/\\1/"}, "n01m222ab-x", "m222ab"},
     {{"s&x&\\&&", "s/&/+/"}, "axb", "a+b"},
+    {{"s/^n{0,1000}1$/x/"}, "nnn1", "x"}, /* 1,000 optional copies */
     /* Names that do not survive. */
     {{"s/.*//"}, "node17", NULL},
     {{"s/-ib$//"}, "-ib", NULL},
@@ -620,6 +621,11 @@ static const struct bad_rule bad_rules[] = {
     {"s/((((a{1,99}){1,99}){1,99}))//", "too complex"},
     {"s/(((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)//", "too complex"},
     {"s/x{5000}y{5001}//", "too complex"},
+    /* Optional copies: memory grows with their square (fuzz_ptrname). */
+    {"s/^t_ioi{18,4474}P//", "too many optional copies"},
+    {"s/(xi{0,255}){0,39}//", "too many optional copies"},
+    {"s/(ab){0,600}//", "too many optional copies"},
+    {"s/((ab?){20}x){60}//", "too many optional copies"},
     {"s/(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x//", "back-references"},
     {"s/^(a)\\1$/b/", "back-references"},
     /* 33 nested groups */
