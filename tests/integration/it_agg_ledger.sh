@@ -14,6 +14,9 @@ set -uo pipefail
 bin=$1
 # shellcheck source=dumplib.sh
 . "$(dirname "$0")/dumplib.sh"
+src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
+# shellcheck source=../ganglia/sanitizer.sh
+. "$src/tests/ganglia/sanitizer.sh"
 
 make_keys "$tmp/keys" "it-agg-ledger-key-0123456789abcdef"
 printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n  port = 9\n}\n' >"$tmp/send.conf"
