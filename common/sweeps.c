@@ -690,8 +690,8 @@ repoint_acks(struct sweeps *s, const char *sender, uint64_t peer, uint64_t seq)
 
 int
 sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
-    const uint8_t *payload, size_t n, uint64_t safe_batch, uint64_t peer,
-    uint64_t seq, struct lh_err *err)
+    const struct msg_sweep *hdr, const uint8_t *payload, size_t n,
+    uint64_t safe_batch, uint64_t peer, uint64_t seq, struct lh_err *err)
 {
 	struct msg_sweep h;
 	struct sw_sender *p;
@@ -703,8 +703,9 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	uint32_t sidx;
 	int verdict, rc;
 
-	rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err);
-	if (rc < 0)
+	if (hdr != NULL)
+		h = *hdr;
+	else if ((rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err)) < 0)
 		return rc;
 	if (h.batch <= safe_batch)
 		return SWEEPS_DUPLICATE;

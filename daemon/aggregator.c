@@ -1030,7 +1030,7 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 	}
 	if (check_bounds(a, f, &h, safe, err) < 0)
 		return -ERANGE;
-	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, f->payload,
+	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, &h, f->payload,
 	    f->hdr.len, safe, receiver_peer_id(p), f->hdr.seq, err);
 	if (v < 0)
 		return v;

@@ -61,7 +61,8 @@ add(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
 	int rc;
 
 	make(&w, batch, r, n);
-	rc = sweeps_add(s, sender, sweep, w.data, w.len, safe, 7, batch, &err);
+	rc = sweeps_add(s, sender, sweep, NULL, w.data, w.len, safe, 7, batch,
+	    &err);
 	wbuf_free(&w);
 	return rc;
 }
@@ -295,8 +296,8 @@ START_TEST(resend_and_duplicate)
 	ck_assert_int_eq(add(s, "oss1", T0, 5, a, 1, 4), SWEEPS_ON_TIME);
 	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 5);
 	make(&w, 5, a, 1);
-	ck_assert_int_eq(sweeps_add(s, "oss1", T0, w.data, w.len, 4, 99, 3,
-	                     &err),
+	ck_assert_int_eq(sweeps_add(s, "oss1", T0, NULL, w.data, w.len, 4, 99,
+	                     3, &err),
 	    SWEEPS_RESEND);
 	wbuf_free(&w);
 	ck_assert_int_eq(add(s, "oss1", T0, 4, a, 1, 4), SWEEPS_DUPLICATE);
@@ -445,8 +446,8 @@ START_TEST(malformed_refused)
 	struct lh_err err;
 	const uint8_t junk[] = {1, 2, 3};
 
-	ck_assert_int_lt(sweeps_add(s, "oss1", T0, junk, sizeof(junk), 0, 1, 1,
-	                     &err),
+	ck_assert_int_lt(sweeps_add(s, "oss1", T0, NULL, junk, sizeof(junk), 0,
+	                     1, 1, &err),
 	    0);
 	ck_assert(err.reason[0] != '\0');
 	sweeps_free(s);
@@ -541,7 +542,8 @@ add_mdt(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
 	mr[1].d.read_bytes = 4096;
 	wbuf_init(&w, 0);
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, mr, 2), 0);
-	rc = sweeps_add(s, sender, sweep, w.data, w.len, 0, 7, batch, &err);
+	rc = sweeps_add(s, sender, sweep, NULL, w.data, w.len, 0, 7, batch,
+	    &err);
 	wbuf_free(&w);
 	return rc;
 }
