@@ -53,6 +53,13 @@ frame_hdr_decode(struct frame_hdr *ret, const uint8_t in[FRAME_HDR_LEN],
 	if (magic != FRAME_MAGIC)
 		return lh_err_set(err, 0, -EBADMSG,
 		    "bad magic 0x%08x (not an lharvestd peer)", magic);
+	/* Version 1 peers are the ones an operator meets after upgrading
+	 * part of a site: say what to do about them. */
+	if (in[4] == 1)
+		return lh_err_set(err, 0, -EPROTONOSUPPORT,
+		    "protocol version 1: upgrade this peer to lharvestd with "
+		    "protocol %u",
+		    FRAME_VERSION);
 	if (in[4] != FRAME_VERSION)
 		return lh_err_set(err, 0, -EPROTONOSUPPORT,
 		    "protocol version %u, this side speaks %u", in[4],

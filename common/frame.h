@@ -5,7 +5,7 @@
  *
  *  off len  field
  *   0   4   magic "LHVD" (0x4C 0x48 0x56 0x44)
- *   4   1   protocol version (1)
+ *   4   1   protocol version (2)
  *   5   1   message type
  *   6   2   flags (bit 0: ignorable; all others 0)
  *   8   4   payload length
@@ -27,7 +27,7 @@
 struct lh_err;
 
 #define FRAME_MAGIC       0x4C485644u /* "LHVD" */
-#define FRAME_VERSION     1
+#define FRAME_VERSION     2
 #define FRAME_HDR_LEN     40
 #define FRAME_MAC_LEN     32
 #define FRAME_OVERHEAD    (FRAME_HDR_LEN + FRAME_MAC_LEN)
@@ -42,10 +42,10 @@ struct lh_err;
 
 enum frame_type {
 	FRAME_CHALLENGE = 1, /* listener -> connector, on accept */
-	FRAME_HELLO = 2,     /* connector -> listener, signed over the nonce */
-	FRAME_ACK = 3,       /* either way */
-	FRAME_SWEEP = 4,     /* one server's per-(fs, NID) deltas */
-	FRAME_BYE = 5,       /* either way, before a clean close */
+	FRAME_HELLO = 2, /* connector -> listener, signed over the CHALLENGE */
+	FRAME_ACK = 3,   /* either way */
+	FRAME_SWEEP = 4, /* one server's per-(fs, NID) deltas */
+	FRAME_BYE = 5,   /* either way, before a clean close */
 	/* 6-127 are reserved for later messages (per-job deltas, relayed
 	 * subsets): they are sent with FRAME_F_IGNORABLE so that an older
 	 * receiver skips them instead of dropping the peer. */
@@ -67,7 +67,8 @@ void frame_hdr_encode(const struct frame_hdr *h, uint8_t out[FRAME_HDR_LEN]);
 
 /*
  * Read and check the 40 header bytes, before any payload is buffered:
- * magic (-EBADMSG), version (-EPROTONOSUPPORT), unknown flags (-EBADMSG),
+ * magic (-EBADMSG), version (-EPROTONOSUPPORT; version 1 with a line that
+ * says to upgrade the peer), unknown flags (-EBADMSG),
  * and FRAME_OVERHEAD + len <= max_frame (-EMSGSIZE).
  */
 int frame_hdr_decode(struct frame_hdr *h, const uint8_t in[FRAME_HDR_LEN],

@@ -84,10 +84,20 @@ keyring_parse(struct keyring *ring, const char *text, size_t len,
 			    "line %u: NUL byte in key", lineno);
 			goto fail;
 		}
-		if (n < KEY_MIN_LEN || n > KEY_MAX_LEN) {
+		/* A short key is a weak key: whoever sees one MAC can try
+		 * guesses offline.  32 bytes is what the documented
+		 * generator gives. */
+		if (n < KEY_MIN_LEN) {
 			rc = lh_err_set(err, lineno, -EINVAL,
-			    "line %u: key is %zu bytes, must be %d to %d",
-			    lineno, n, KEY_MIN_LEN, KEY_MAX_LEN);
+			    "line %u: key is %zu bytes, at least %d needed "
+			    "(make one with: openssl rand -base64 32)",
+			    lineno, n, KEY_MIN_LEN);
+			goto fail;
+		}
+		if (n > KEY_MAX_LEN) {
+			rc = lh_err_set(err, lineno, -EINVAL,
+			    "line %u: key is %zu bytes, at most %d allowed",
+			    lineno, n, KEY_MAX_LEN);
 			goto fail;
 		}
 		if (ring->n == KEYRING_MAX) {

@@ -5,8 +5,9 @@
  * hundreds of servers (add it as a second line everywhere, then move it
  * first, then drop the old one) without a moment where they disagree.
  * A key is the line's bytes with surrounding whitespace stripped (a base64
- * string is used as it is, not decoded), at least 16 bytes long.  Its id
- * is the first 4 bytes of SHA-256(key), big-endian.
+ * string is used as it is, not decoded), at least 32 bytes long.  Its id
+ * is the first 4 bytes of SHA-256(key), big-endian (kept for the local
+ * log and tests; on the wire, protocol 2 sends a salted id instead).
  */
 #ifndef LH_KEYFILE_H
 #define LH_KEYFILE_H
@@ -17,7 +18,7 @@
 struct lh_err;
 
 #define KEYRING_MAX     16   /* keys in one file */
-#define KEY_MIN_LEN     16   /* bytes */
+#define KEY_MIN_LEN     32   /* bytes: openssl rand -base64 32 gives 44 */
 #define KEY_MAX_LEN     1024 /* bytes */
 #define KEYFILE_MAX_LEN ((size_t)64 << 10)
 

@@ -45,6 +45,41 @@ get_name(struct rbuf *r, char *out, size_t size)
 	return 0;
 }
 
+bool
+msg_fs_name_ok(const char *fs)
+{
+	/* What a Ganglia metric name may hold (gmetric/gcache.c), as a
+	 * filesystem's name is the default prefix of its metrics. */
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+	                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+
+	return fs[0] != '\0' && strspn(fs, ok) == strlen(fs);
+}
+
+/* The index of the first of n names (a HELLO's or SWEEP's fs[], of
+ * MSG_FS_MAX bytes each) equal to an earlier one, or n. */
+static unsigned
+fs_repeated(const void *fs, unsigned n)
+{
+	const char *names = fs;
+	unsigned i, j;
+
+	for (i = 1; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			if (strcmp(names + (size_t)i * MSG_FS_MAX,
+			        names + (size_t)j * MSG_FS_MAX) == 0)
+				return i;
+		}
+	}
+	return n;
+}
+
+static bool
+role_ok(uint8_t role)
+{
+	return role >= MSG_ROLE_GATHERER && role <= MSG_ROLE_RELAY;
+}
+
 static int
 get_text(struct rbuf *r, char *out, size_t size)
 {
@@ -89,6 +124,10 @@ msg_challenge_decode(struct msg_challenge *m, const uint8_t *p, size_t n,
 	    rbuf_get_be64(&r, &m->caps) < 0 || rbuf_get_u8(&r, &m->role) < 0 ||
 	    get_name(&r, m->name, sizeof(m->name)) < 0)
 		return BAD(err, "CHALLENGE: truncated, or a bad name");
+	if (!role_ok(m->role))
+		return lh_err_set(err, 0, -EBADMSG,
+		    "CHALLENGE: role %u (1 gatherer, 2 aggregator, 3 relay)",
+		    m->role);
 	return done(&r, err, "CHALLENGE");
 }
 
@@ -139,13 +178,27 @@ msg_hello_decode(struct msg_hello *m, const uint8_t *p, size_t n,
 	    get_name(&r, m->name, sizeof(m->name)) < 0 ||
 	    rbuf_get_varint(&r, &nfs) < 0)
 		return BAD(err, "HELLO: truncated, or a bad name");
+	if (!role_ok(m->role))
+		return lh_err_set(err, 0, -EBADMSG,
+		    "HELLO: role %u (1 gatherer, 2 aggregator, 3 relay)",
+		    m->role);
 	if (nfs > MSG_HELLO_FS_MAX)
 		return BAD(err, "HELLO: too many filesystems");
 	m->nfs = (uint16_t)nfs;
 	for (i = 0; i < m->nfs; i++) {
 		if (get_name(&r, m->fs[i], sizeof(m->fs[i])) < 0)
 			return BAD(err, "HELLO: bad filesystem name");
+		/* Printable, so safe in the line. */
+		if (!msg_fs_name_ok(m->fs[i]))
+			return lh_err_set(err, 0, -EBADMSG,
+			    "HELLO: filesystem name '%s' cannot be a Ganglia "
+			    "metric name",
+			    m->fs[i]);
 	}
+	if (fs_repeated(m->fs, m->nfs) < m->nfs)
+		return lh_err_set(err, 0, -EBADMSG,
+		    "HELLO: filesystem '%s' named twice",
+		    m->fs[fs_repeated(m->fs, m->nfs)]);
 	if (rbuf_get_varint(&r, &nt) < 0 || nt > MSG_HELLO_TGT_MAX)
 		return BAD(err, "HELLO: bad target count");
 	m->ntargets = (uint16_t)nt;
@@ -413,10 +466,12 @@ msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
 	struct nid_parts parts;
 	struct msg_rec rec;
 	struct sort_rec *s;
+	char **canon = NULL, text[NID_STR_MAX];
 	size_t i, j, ngroups = 0;
 	int rc = 0;
 
-	if (h->nfs > MSG_SWEEP_FS_MAX || n > UINT32_MAX)
+	if (h->nfs > MSG_SWEEP_FS_MAX || n > UINT32_MAX ||
+	    fs_repeated(h->fs, h->nfs) < h->nfs)
 		return -EINVAL;
 	s = calloc(n > 0 ? n : 1, sizeof(*s));
 	if (s == NULL)
@@ -425,12 +480,27 @@ msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
 		get(ctx, i, &rec);
 		/* nid_split() bounds both parts below NID_STR_MAX (128):
 		 * each fits its one-byte length. */
-		if (rec.fs >= h->nfs || !rec_spans_ok(&rec) ||
-		    h->span_us > INT64_MAX || nid_split(rec.nid, &parts) < 0) {
+		if (rec.fs >= h->nfs || !msg_fs_name_ok(h->fs[rec.fs]) ||
+		    !rec_spans_ok(&rec) || h->span_us > INT64_MAX ||
+		    nid_canon(rec.nid, text, sizeof(text)) < 0 ||
+		    nid_split(text, &parts) < 0) {
 			rc = -EINVAL;
 			goto out;
 		}
 		s[i].nid = rec.nid;
+		/* Lustre prints NIDs in canonical form: a copy is rare. */
+		if (strcmp(text, rec.nid) != 0) {
+			if (canon == NULL &&
+			    (canon = calloc(n, sizeof(*canon))) == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if ((canon[i] = strdup(text)) == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			s[i].nid = canon[i];
+		}
 		s[i].idx = (uint32_t)i;
 		s[i].num = parts.num;
 		s[i].fs = rec.fs;
@@ -473,6 +543,9 @@ msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
 		put_ops(w, get, ctx, s, n);
 	rc = wbuf_status(w);
 out:
+	for (i = 0; canon != NULL && i < n; i++)
+		free(canon[i]);
+	free(canon);
 	free(s);
 	return rc;
 }
@@ -617,9 +690,14 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 		memcpy(prev, np->addr, sizeof(prev));
 		if (get_name(r, np->addr, sizeof(np->addr)) < 0)
 			return BAD(err, "SWEEP: bad address");
+		/* Compared in canonical form, which is what the aggregator
+		 * counts: two spellings of one IPv6 address are one client. */
+		(void)nid_addr_canon(np->addr);
 		/* Sorted, as the encoder writes them: a repeat is refused. */
 		if (!first && strcmp(prev, np->addr) >= 0)
-			return BAD(err, "SWEEP: text addresses out of order");
+			return BAD(err,
+			    "SWEEP: text addresses out of order, or "
+			    "one client twice");
 	} else {
 		if (rbuf_get_varint(r, &gap) < 0 ||
 		    gap > (uint64_t)UINT32_MAX - np->num ||
@@ -732,12 +810,14 @@ ops_begin(struct ops_reader *o, const uint8_t *p, size_t n, uint64_t nrecs,
 	return ops_next(o, nrecs, true, err);
 }
 
-/* The op record of the record o->next, into *ret. */
+/* The op record of the record o->next, into *ret; *ret_sum is the sum of
+ * all its counts, the names this side does not know included (at most
+ * UINT64_MAX). */
 static int
 ops_take(struct ops_reader *o, uint64_t nrecs, struct mdops *ret,
-    struct lh_err *err)
+    uint64_t *ret_sum, struct lh_err *err)
 {
-	uint64_t bits, v;
+	uint64_t bits, v, sum = 0;
 	unsigned i;
 
 	memset(ret, 0, sizeof(*ret));
@@ -751,7 +831,9 @@ ops_take(struct ops_reader *o, uint64_t nrecs, struct mdops *ret,
 			return BAD(err, "SWEEP: bad op count");
 		if (o->map[i] >= 0)
 			ret->v[o->map[i]] = v;
+		sum = v > UINT64_MAX - sum ? UINT64_MAX : sum + v;
 	}
+	*ret_sum = sum;
 	o->left--;
 	return ops_next(o, nrecs, false, err);
 }
@@ -760,7 +842,7 @@ static int
 sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
     void *arg, size_t *ops_off, struct lh_err *err)
 {
-	uint64_t nfs, ngroups, g, nrecs = 0;
+	uint64_t nfs, ngroups, g, nrecs = 0, opsum;
 	struct ops_reader ops;
 	char nid[NID_STR_MAX];
 	struct mdops opv;
@@ -779,10 +861,22 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 	if (h->span_us > INT64_MAX)
 		return BAD(err, "SWEEP: span out of range");
 	h->nfs = (uint16_t)nfs;
+	h->fs_dropped = 0;
+	h->ndropped = 0;
+	h->nops_dropped = 0;
 	for (i = 0; i < h->nfs; i++) {
 		if (get_name(&r, h->fs[i], sizeof(h->fs[i])) < 0)
 			return BAD(err, "SWEEP: bad filesystem name");
+		/* Its metrics could never reach Ganglia: its records are
+		 * dropped and counted, the rest of the SWEEP is counted. */
+		if (!msg_fs_name_ok(h->fs[i]))
+			h->fs_dropped |= (uint64_t)1 << i;
 	}
+	/* Two entries for one filesystem would sum its clients twice. */
+	if (fs_repeated(h->fs, h->nfs) < h->nfs)
+		return lh_err_set(err, 0, -EBADMSG,
+		    "SWEEP: filesystem '%s' named twice",
+		    h->fs[fs_repeated(h->fs, h->nfs)]);
 	if (rbuf_get_varint(&r, &ngroups) < 0 || ngroups > r.len)
 		return BAD(err, "SWEEP: bad group count");
 	/* The callback pass knows from the checking pass where the op
@@ -812,8 +906,11 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		    kind > NID_KIND_NUM || rbuf_get_varint(&r, &nrec) < 0 ||
 		    nrec == 0 || nrec > r.len / 2)
 			return BAD(err, "SWEEP: bad group");
-		/* Groups in increasing (filesystem, network, kind) order, as
-		 * the encoder sorts them, so that no (fs, NID) repeats. */
+		/* "o2ib0" is "o2ib": one network, one name, as the
+		 * aggregator counts it. */
+		np.net[nid_net_canon_len(np.net, strlen(np.net))] = '\0';
+		/* Groups in increasing (filesystem, canonical network, kind)
+		 * order, so that no (fs, NID) repeats. */
 		order = fs != prev_fs ? (fs < prev_fs ? -1 : 1) :
 		                        strcmp(np.net, prev_net);
 		if (order == 0)
@@ -827,6 +924,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		np.kind = (enum nid_kind)kind;
 		for (k = 0; k < nrec; k++) {
 			struct msg_rec rec;
+			bool ops_bad = false;
 
 			rc = get_record(&r, h, &np, k == 0, cb != NULL, &rec,
 			    nid, err);
@@ -835,12 +933,24 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 			rec.fs = (uint16_t)fs;
 			rec.ops = NULL;
 			if (ops.left > 0 && ops.next == h->nrecs) {
-				rc = ops_take(&ops, nrecs, &opv, err);
+				rc = ops_take(&ops, nrecs, &opv, &opsum, err);
 				if (rc < 0)
 					return rc;
 				rec.ops = &opv;
+				/* The operations are part of mds_ops: counts
+				 * above it would show rates above it. */
+				ops_bad = opsum > rec.d.mds_ops;
 			}
 			h->nrecs++;
+			if ((h->fs_dropped >> fs & 1) != 0) {
+				h->ndropped++;
+				continue;
+			}
+			/* Keep the record's counters, drop the breakdown. */
+			if (ops_bad) {
+				rec.ops = NULL;
+				h->nops_dropped++;
+			}
 			if (cb != NULL) {
 				rc = cb(arg, h, &rec);
 				if (rc != 0)
@@ -857,7 +967,7 @@ sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
 		return 0;
 	rc = ops_begin(&ops, r.p, r.len, h->nrecs, err);
 	while (rc == 0 && ops.left > 0)
-		rc = ops_take(&ops, h->nrecs, &opv, err);
+		rc = ops_take(&ops, h->nrecs, &opv, &opsum, err);
 	if (rc < 0)
 		return rc;
 	return done(&ops.r, err, "SWEEP");
@@ -898,6 +1008,8 @@ msg_rec_check(const char *fs, const char *nid)
 	rc = msg_sweep_encode(&w, &h, &r, 1);
 	if (rc == 0)
 		rc = msg_sweep_decode(&back, w.data, w.len, NULL, NULL, NULL);
+	if (rc == 0 && back.ndropped != 0)
+		rc = -EINVAL;
 	wbuf_free(&w);
 	return rc == -ENOMEM ? rc : rc < 0 ? -EINVAL : 0;
 }

@@ -32,6 +32,10 @@ struct lh_err;
 #define MSG_NCOUNTERS     6  /* counters of a SWEEP record (struct iocount) */
 #define MSG_OPS_MAX       64 /* names in a SWEEP's metadata-op section */
 #define MSG_OP_NAME_MAX   32 /* an op name, NUL included */
+/* The longest CHALLENGE payload: nonce, time, capabilities, role and a
+ * 63-byte name.  A listener sends it before anything is authenticated,
+ * so a connector buffers no more than this before the handshake. */
+#define MSG_CHALLENGE_MAX (MSG_NONCE_LEN + 8 + 8 + 1 + 1 + MSG_NAME_MAX - 1)
 
 /* Roles, as HELLO and CHALLENGE carry them. */
 enum msg_role {
@@ -102,7 +106,19 @@ struct msg_sweep {
 	 * only for a receiver whose CHALLENGE has MSG_CAP_MDOPS.  Decoder:
 	 * the section was there. */
 	bool ops;
-	uint32_t nrecs; /* filled by the decoder */
+	uint32_t nrecs; /* filled by the decoder: every record encoded */
+	/*
+	 * Decoder: what it left out rather than refuse the whole SWEEP
+	 * (docs/protocol.md 4.4).  Bit i of fs_dropped: fs[i] cannot be a
+	 * Ganglia metric name (msg_fs_name_ok), and its ndropped records
+	 * were not handed to the callback; fs[i] itself is printable.
+	 * nops_dropped records were handed out without their metadata-op
+	 * counts, which added up to more than their mds_ops (counted only
+	 * when a callback is given).  The encoder ignores these.
+	 */
+	uint64_t fs_dropped;
+	uint32_t ndropped;
+	uint32_t nops_dropped;
 };
 
 /* One (filesystem, client NID) record: counter deltas and their span. */
@@ -149,10 +165,11 @@ int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
 
 /*
  * Encode a SWEEP of n records.  They are sent sorted by filesystem,
- * network and address (what makes the encoding small); recs itself is
- * left as it is.  A (fs, NID) pair may appear once.  Returns 0, -EINVAL
- * (bad NID, duplicate, fs index out of range, a span above 2^63-1) or the
- * wbuf's error.
+ * network and address (what makes the encoding small), NIDs in canonical
+ * form (nid_canon); recs itself is left as it is.  A (fs, NID) pair may
+ * appear once, after canonicalisation.  Returns 0, -EINVAL (bad NID,
+ * duplicate, fs index out of range or of a name msg_fs_name_ok refuses, a
+ * filesystem named twice, a span above 2^63-1) or the wbuf's error.
  */
 int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
     const struct msg_rec *recs, size_t n);
@@ -165,6 +182,10 @@ typedef void (*msg_rec_get_fn)(const void *ctx, size_t i, struct msg_rec *ret);
  * not build an array of struct msg_rec for a large batch. */
 int msg_sweep_encode_from(struct wbuf *w, const struct msg_sweep *h,
     msg_rec_get_fn get, const void *ctx, size_t n);
+
+/* Whether fs can be a filesystem's name on the wire: 1-15 of the
+ * characters a Ganglia metric name may hold, A-Z a-z 0-9 _ . - */
+bool msg_fs_name_ok(const char *fs);
 
 /*
  * Whether a record of (fs, nid) can travel: encoded in a SWEEP and
@@ -179,9 +200,16 @@ int msg_rec_check(const char *fs, const char *nid);
 typedef int (
     *msg_rec_cb)(void *arg, const struct msg_sweep *h, const struct msg_rec *r);
 
-/* Decode a SWEEP, calling cb (may be NULL) for every record in order.
- * The whole payload is checked first: cb is never called for a SWEEP
- * that turns out to be malformed further on. */
+/*
+ * Decode a SWEEP, calling cb (may be NULL) for every usable record in
+ * order, its NID in canonical form (nid_canon).  The whole payload is
+ * checked first: cb is never called for a SWEEP that turns out to be
+ * malformed further on (-EBADMSG: the structure is broken, a rule of
+ * the encoding is broken, a filesystem is named twice, a client appears
+ * twice).  A record that decodes but cannot be used is left out and
+ * counted instead, in h->ndropped and h->nops_dropped (see struct
+ * msg_sweep): the return is then still 0.
+ */
 int msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n,
     msg_rec_cb cb, void *arg, struct lh_err *err);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* LNet NID parsing and formatting. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,20 +107,14 @@ nid_format(const struct nid_parts *p, char *buf, size_t size)
 	return 0;
 }
 
-int
-nid_net(const char *nid, char *buf, size_t size)
+size_t
+nid_net_canon_len(const char *net, size_t n)
 {
-	const char *at = strrchr(nid, '@'), *net, *end;
-	size_t n;
+	const char *end = net + n;
 
-	if (at == NULL || at == nid || at[1] == '\0')
-		return -EINVAL;
-	net = at + 1;
-	n = strlen(net);
 	/* A trailing network number of 0 is the same network as none:
 	 * libcfs prints "o2ib" for o2ib0.  "o2ib0" -> "o2ib", but "o2ib10"
 	 * and "tcp102" keep their numbers. */
-	end = net + n;
 	if (n >= 2 && end[-1] == '0') {
 		const char *d = end - 1;
 
@@ -128,6 +123,54 @@ nid_net(const char *nid, char *buf, size_t size)
 		if (d == end - 1 && d > net)
 			n--; /* exactly one digit, and it is 0 */
 	}
+	return n;
+}
+
+bool
+nid_addr_canon(char *addr)
+{
+	unsigned char a6[16];
+	char text[INET6_ADDRSTRLEN];
+	size_t n;
+
+	/* inet_pton() takes no zone ("fe80::1%eth0"), which stays text. */
+	if (strchr(addr, ':') == NULL || inet_pton(AF_INET6, addr, a6) != 1 ||
+	    inet_ntop(AF_INET6, a6, text, sizeof(text)) == NULL)
+		return false;
+	n = strlen(text);
+	if (strcmp(text, addr) == 0 || n >= NID_STR_MAX)
+		return false;
+	memcpy(addr, text, n + 1);
+	return true;
+}
+
+int
+nid_canon(const char *nid, char *buf, size_t size)
+{
+	struct nid_parts p;
+	size_t nl;
+	int rc;
+
+	rc = nid_split(nid, &p);
+	if (rc < 0)
+		return rc;
+	nl = nid_net_canon_len(p.net, strlen(p.net));
+	p.net[nl] = '\0';
+	if (p.kind == NID_KIND_STRING)
+		(void)nid_addr_canon(p.addr);
+	return nid_format(&p, buf, size);
+}
+
+int
+nid_net(const char *nid, char *buf, size_t size)
+{
+	const char *at = strrchr(nid, '@'), *net;
+	size_t n;
+
+	if (at == NULL || at == nid || at[1] == '\0')
+		return -EINVAL;
+	net = at + 1;
+	n = nid_net_canon_len(net, strlen(net));
 	if (n >= size)
 		return -EINVAL;
 	memcpy(buf, net, n);

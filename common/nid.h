@@ -47,4 +47,23 @@ int nid_format(const struct nid_parts *p, char *buf, size_t size);
  */
 int nid_net(const char *nid, char *buf, size_t size);
 
+/* The length of the network net (n bytes) without a trailing number 0:
+ * "o2ib0" -> 4, "o2ib10" and "tcp102" keep theirs (nid_net's rule). */
+size_t nid_net_canon_len(const char *net, size_t n);
+
+/*
+ * Canonicalise an opaque text address in place: an IPv6 address becomes
+ * its RFC 5952 text ("2001:DB8:0:0::17" -> "2001:db8::17"), so that two
+ * spellings of one client are one NID; anything else is left as it is.
+ * addr holds NID_STR_MAX bytes.  Returns true if it changed.
+ */
+bool nid_addr_canon(char *addr);
+
+/*
+ * The canonical text of a NID, as a receiver compares NIDs: the network
+ * without a number 0 and an IPv6 address in canonical form.  Returns 0,
+ * -EINVAL (not a NID) or -ENAMETOOLONG.
+ */
+int nid_canon(const char *nid, char *buf, size_t size);
+
 #endif

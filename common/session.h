@@ -6,26 +6,29 @@
  * and sends the bytes it writes; tests and fuzzers drive it directly.
  *
  *   listener                          connector
- *   CHALLENGE(nonce_L) ------------->             MAC: key K
+ *   CHALLENGE(nonce_L) ------------->             no MAC (32 zero bytes)
  *              <---------------------- HELLO(nonce_C, identity)
- *                                                 MAC: K over nonce_L||frame
- *   ACK(HELLO) --------------------->             MAC: session key
- *              <---------------------- SWEEP ...  MAC: session key
+ *                                                 MAC: K over T
+ *   ACK(HELLO) --------------------->             MAC: session key S_l
+ *              <---------------------- SWEEP ...  MAC: session key S_c
  *
- * session keys, one per direction, so that no frame can be reflected back
- * to its sender:
- *   connector -> listener: HMAC-SHA256(K, "lharvestd session v1" || nonce_L ||
- * nonce_C) listener -> connector: HMAC-SHA256(K, "lharvestd session v1
- * listener" || nonce_L || nonce_C) where K is the key the HELLO was signed with
- * (identified by its key id, so either side may sign with any key of the shared
- * key file).  Sequence numbers start at 1 in each direction and grow by exactly
- * 1 per frame.
+ * Protocol version 2 (docs/protocol.md, section 3):
+ *   T   = SHA-256(the whole CHALLENGE frame || HELLO header || HELLO payload)
+ *   HELLO MAC = HMAC(K, "lharvestd v2 hello" || T)
+ *   S_c = HMAC(K, "lharvestd v2 connector" || T)
+ *   S_l = HMAC(K, "lharvestd v2 listener" || T)
+ *   key id = first 4 bytes of HMAC(K, "lharvestd v2 key id" || nonce_L)
+ * where K is the connector's signing key.  The CHALLENGE carries nothing
+ * made with a key (key id 0, a MAC of zeros): anyone may connect and read
+ * it, so it must not be a guessing oracle for the key.  It is
+ * authenticated afterwards: every byte of it is in T, so a man in the
+ * middle who changes one (a capability bit) breaks the HELLO's MAC and
+ * both session keys.  The key id is salted with the nonce, so that it
+ * identifies a key only within one connection.  Sequence numbers start at
+ * 1 in each direction and grow by exactly 1 per frame.
  *
  * The connector trusts the listener only once the ACK of its HELLO
- * verifies with the session key.  A CHALLENGE signed with a key the
- * connector does not hold (the listener moved to a new first key before
- * this node got it) is therefore still answered; challenge_unverified
- * says so, for the log.
+ * verifies with S_l, which only a holder of K computes.
  */
 #ifndef LH_SESSION_H
 #define LH_SESSION_H
@@ -42,8 +45,13 @@ struct keyring;
 struct wbuf;
 struct lh_err;
 
-#define SESSION_LABEL        "lharvestd session v1"
-#define SESSION_LABEL_LISTEN "lharvestd session v1 listener"
+#define SESSION_LABEL_KEYID  "lharvestd v2 key id"
+#define SESSION_LABEL_HELLO  "lharvestd v2 hello"
+#define SESSION_LABEL        "lharvestd v2 connector"
+#define SESSION_LABEL_LISTEN "lharvestd v2 listener"
+
+/* A whole CHALLENGE frame, the longest there is. */
+#define SESSION_CHALLENGE_MAX (FRAME_OVERHEAD + MSG_CHALLENGE_MAX)
 
 enum session_role {
 	SESSION_LISTENER,
@@ -68,7 +76,7 @@ struct session {
 	size_t max_frame;
 	uint64_t my_id;   /* sender id of this end */
 	uint64_t peer_id; /* sender id of the peer, once known */
-	uint32_t key_id;  /* key of the handshake */
+	uint32_t key_id;  /* salted id of the handshake's key (see above) */
 	uint8_t nonce_l[MSG_NONCE_LEN];
 	uint8_t nonce_c[MSG_NONCE_LEN];
 	uint8_t skey[HMAC_LEN];         /* signs connector -> listener frames */
@@ -77,8 +85,10 @@ struct session {
 	uint64_t recv_seq;              /* last received */
 	uint64_t hello_seq;             /* connector: seq of its HELLO */
 	struct msg_challenge challenge; /* what the peer (listener) said */
-	bool challenge_unverified;      /* signed with a key we do not hold */
-	struct msg_hello *hello;        /* listener: the peer's HELLO, owned */
+	/* The CHALLENGE frame as sent, every byte: it goes into T. */
+	uint8_t chal[SESSION_CHALLENGE_MAX];
+	size_t chal_len;
+	struct msg_hello *hello; /* listener: the peer's HELLO, owned */
 };
 
 /* A frame that passed every check; payload points into the input. */
@@ -100,7 +110,7 @@ int session_challenge(struct session *s, const struct msg_challenge *c,
     struct wbuf *w);
 
 /* Connector, after the CHALLENGE arrived: append a HELLO (h->nonce fresh
- * random bytes) to w.  The session key is derived here. */
+ * random bytes) to w.  The session keys are derived here. */
 int session_hello(struct session *s, const struct msg_hello *h, struct wbuf *w);
 
 /* Append any other frame (ACK, SWEEP, BYE, later types) in OPEN state. */
@@ -116,10 +126,16 @@ int session_send(struct session *s, uint8_t type, uint16_t flags,
  *     handshake frames (CHALLENGE, HELLO, the ACK of HELLO) are acted on
  *     here; the caller sees them too.
  * <0: a violation (bad magic, version, length, MAC, unknown key, sequence,
- *     a frame the state does not allow); err says which.  The session is
- *     CLOSED: drop the connection.
+ *     a frame the state does not allow, an ACK from a connector, a known
+ *     type with the ignorable flag, an ACK or BYE with a sweep id); err
+ *     says which.  The session is CLOSED: drop the connection.
  */
 int session_input(struct session *s, const uint8_t *buf, size_t len,
     struct session_frame *ret, size_t *ret_need, struct lh_err *err);
+
+/* The key id a frame carries for key on a connection whose CHALLENGE
+ * had nonce_l (for tools and tests that build frames by hand). */
+int session_key_id(struct hmac_ctx *h, const uint8_t *key, size_t keylen,
+    const uint8_t nonce_l[MSG_NONCE_LEN], uint32_t *ret);
 
 #endif

@@ -265,6 +265,12 @@ rbuf_get_varint(struct rbuf *r, uint64_t *v)
 			return -1;
 		x |= (uint64_t)(b & 0x7f) << (7 * i);
 		if ((b & 0x80) == 0) {
+			/* A last byte of 0 after others adds nothing: a second
+			 * spelling of the same number (80 00 for 0), which the
+			 * format does not allow, so that every value has one
+			 * encoding. */
+			if (b == 0 && i > 0)
+				return -1;
 			*v = x;
 			r->p += i + 1;
 			r->len -= i + 1;

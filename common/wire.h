@@ -56,7 +56,8 @@ int wbuf_status(const struct wbuf *w);
 void rbuf_init(struct rbuf *r, const void *p, size_t len);
 
 /* Readers return 0, or -1 when the buffer is too short or the value is
- * malformed (an over-long varint), consuming nothing in that case. */
+ * malformed (an over-long or non-minimal varint: a last byte of 0 after
+ * others), consuming nothing in that case. */
 int rbuf_get(struct rbuf *r, void *out, size_t n);
 int rbuf_skip(struct rbuf *r, size_t n);
 int rbuf_get_u8(struct rbuf *r, uint8_t *v);

@@ -415,10 +415,17 @@ print_payload(FILE *out, const struct frame_hdr *hdr, const uint8_t *p,
 		    " filesystems %u records %" PRIu32 "\n",
 		    sw.batch, sw.first_sweep, when, sw.start_ns, sw.span_us,
 		    sw.nfs, sw.nrecs);
-		return msg_sweep_decode(&sw, p, hdr->len, print_rec_cb, &d,
-		           err) < 0 ?
-		    -1 :
-		    0;
+		if (msg_sweep_decode(&sw, p, hdr->len, print_rec_cb, &d, err) <
+		    0)
+			return -1;
+		/* What a receiver would leave out (docs/protocol.md 4.4). */
+		if (sw.ndropped != 0 || sw.nops_dropped != 0)
+			(void)fprintf(out,
+			    "  dropped %" PRIu32 " records (unusable "
+			    "filesystem names), op counts of %" PRIu32
+			    " records (above mds_ops)\n",
+			    sw.ndropped, sw.nops_dropped);
+		return 0;
 	default:
 		(void)fprintf(out, "  %" PRIu32 " bytes of an unknown type%s\n",
 		    hdr->len,
@@ -640,6 +647,13 @@ listen_sweep(struct ledger *ledger, struct receiver_peer *p,
 	    msg_sweep_decode(&sw, f->payload, f->hdr.len, json_rec_cb, &d, err);
 	if (fflush(stdout) != 0 || rc < 0)
 		return lh_err_set(err, 0, -EIO, "cannot print its SWEEP");
+	if (sw.ndropped != 0 || sw.nops_dropped != 0)
+		log_warnx("peer %s %s: batch %" PRIu64 ": dropped %" PRIu32
+		          " records of filesystems whose names cannot be "
+		          "metric names, op counts of %" PRIu32
+		          " records above their mds_ops",
+		    receiver_peer_name(p), receiver_peer_addr(p), sw.batch,
+		    sw.ndropped, sw.nops_dropped);
 	if (ledger_set(ledger, receiver_peer_name(p), sw.batch, &lerr) < 0)
 		log_warnx("%s", lerr.reason);
 	log_debug("peer %s %s: SWEEP %" PRIu64 " batch %" PRIu64 ", %" PRIu64

@@ -160,7 +160,6 @@ static void
 send_hello(struct sender *s)
 {
 	uint64_t now = clock_realtime_ns();
-	int64_t skew;
 
 	memset(s->hello, 0, sizeof(*s->hello));
 	s->conf.fill_hello(s->conf.arg, s->hello);
@@ -174,15 +173,6 @@ send_hello(struct sender *s)
 	    "lharvestd %s", LH_VERSION);
 	(void)snprintf(s->hello->name, sizeof(s->hello->name), "%s",
 	    s->conf.name);
-	if (s->s.challenge_unverified)
-		log_warnx("%s %s:%u: signs with a key this node does "
-		          "not hold yet (key rotation under way?)",
-		    s->what, s->host, s->conf.port);
-	skew = (int64_t)(s->s.challenge.time_ns - now);
-	if (skew > 1000000000LL || skew < -1000000000LL)
-		log_warnx("%s %s:%u: clock differs from ours by "
-		          "%.1f s",
-		    s->what, s->host, s->conf.port, (double)skew / 1e9);
 	if (session_hello(&s->s, s->hello, &s->out) < 0 || flush_out(s) < 0)
 		fail(s, "cannot send HELLO");
 }
@@ -205,6 +195,16 @@ handle_frame(struct sender *s, const struct session_frame *f)
 			return;
 		}
 		if (ack.kind == MSG_ACK_HELLO) {
+			/* The ACK's time, not the CHALLENGE's: only the ACK
+			 * is authenticated (protocol 2). */
+			int64_t skew =
+			    (int64_t)(ack.time_ns - clock_realtime_ns());
+
+			if (skew > 1000000000LL || skew < -1000000000LL)
+				log_warnx("%s %s:%u: clock differs from ours "
+				          "by %.1f s",
+				    s->what, s->host, s->conf.port,
+				    (double)skew / 1e9);
 			s->state = SENDER_OPEN;
 			(void)evtimer_del(s->timer);
 			if (s->complained)

@@ -14,6 +14,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1), out[NID_STR_MAX], net[NID_NET_MAX];
+	char canon[NID_STR_MAX], again[NID_STR_MAX];
 	struct nid_parts p;
 
 	if (s == NULL)
@@ -30,6 +31,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (nid_net(s, net, sizeof(net)) != 0)
 			abort();
+		/* One text per NID: canonical text is a fixed point, and its
+		 * network is what nid_net() says. */
+		if (nid_canon(s, canon, sizeof(canon)) == 0) {
+			if (nid_canon(canon, again, sizeof(again)) != 0 ||
+			    strcmp(canon, again) != 0)
+				abort();
+			if (strcmp(strrchr(canon, '@') + 1, net) != 0)
+				abort();
+		}
 	} else {
 		(void)nid_net(s, net, sizeof(net));
 	}

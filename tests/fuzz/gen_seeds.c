@@ -29,7 +29,8 @@
 #include "wire.h"
 
 /* Keep in step with fuzz_frame.c. */
-#define FZ_KEYS      "fuzz-shared-secret-0123456789\nfuzz-second-key-abcdefghijkl\n"
+#define FZ_KEYS                                                                \
+	"fuzz-shared-secret-0123456789-abc\nfuzz-second-key-abcdefghijkl-0123\n"
 #define FZ_LISTENER  "agg-fuzz"
 #define FZ_MAX_FRAME 65536u
 
@@ -271,7 +272,8 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 		wbuf_reset(&pl);
 		wbuf_reset(&w);
 	}
-	/* Two SWEEPs, an ACK, a later ignorable type, a BYE. */
+	/* Two SWEEPs, a later ignorable type, a BYE (an ACK from the
+	 * connector would end it: only a listener acknowledges). */
 	make_sweep(&pl, NMIXED, 1);
 	(void)session_send(&c, FRAME_SWEEP, 0, 1718000000, pl.data, pl.len,
 	    &conn);
@@ -280,13 +282,6 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 	(void)session_send(&c, FRAME_SWEEP, 0, 1718000010, pl.data, pl.len,
 	    &conn);
 	wbuf_reset(&pl);
-	{
-		struct msg_ack a = {MSG_ACK_SWEEP, 7, 2, 3};
-
-		(void)msg_ack_encode(&pl, &a);
-		(void)session_send(&c, FRAME_ACK, 0, 0, pl.data, pl.len, &conn);
-		wbuf_reset(&pl);
-	}
 	(void)session_send(&c, 42, FRAME_F_IGNORABLE, 0,
 	    (const uint8_t *)"later", 5, &conn);
 	{
@@ -512,14 +507,22 @@ main(int argc, char **argv)
 	put_wbuf("sweep", "seed-sweep-cspan", &w);
 	make_sweep_mdops(&w);
 	put_wbuf("sweep", "seed-sweep-mdops", &w);
+	/* The same with the second filesystem renamed to what cannot be a
+	 * metric name ("home" -> "h<me"): its records are dropped. */
+	make_sweep_mdops(&w);
+	if (w.len < 48 || memcmp(w.data + 41, "\x04home", 5) != 0)
+		die("sweep layout");
+	w.data[43] = '<';
+	put_wbuf("sweep", "seed-sweep-dropped-fs", &w);
 	make_gstate();
 	make_rstate();
 
 	{
 		static const char k1[] = "# lharvestd key\n"
-		                         "fuzz-shared-secret-0123456789\n";
-		static const char k2[] = "  new-key-2024-rotation \r\n\n"
-		                         "# old one\nold-key-2019-original\n";
+		                         "fuzz-shared-secret-0123456789-abc\n";
+		static const char k2[] =
+		    "  new-key-2024-rotation-0123456789ab \r\n\n"
+		    "# old one\nold-key-2019-original-0123456789ab\n";
 		static const char k3[] = "short\n";
 
 		put_file("keyring", "seed-one", k1, sizeof(k1) - 1);
@@ -529,7 +532,8 @@ main(int argc, char **argv)
 	{
 		static const char *const nids[] = {"10.1.2.3@o2ib", "0@lo",
 		    "27@gni", "192.168.0.4@tcp102", "2001:db8:10::17@tcp",
-		    "010.1.2.3@o2ib", "4294967296@gni", "weird<x>@<1:2>"};
+		    "010.1.2.3@o2ib", "4294967296@gni", "weird<x>@<1:2>",
+		    "10.9.0.9@o2ib0", "2001:DB8:0:0::17@tcp0"};
 		size_t i;
 
 		for (i = 0; i < sizeof(nids) / sizeof(nids[0]); i++) {

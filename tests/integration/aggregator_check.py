@@ -155,7 +155,7 @@ def cmd_poll(a):
 # --------------------------------------------------------------- garbage
 
 def _hdr(typ, length, key_id=b"\0" * 4, sender=b"\0" * 8, seq=1, sweep=0,
-         magic=b"LHVD", version=1, flags=0):
+         magic=b"LHVD", version=2, flags=0):
     return (magic + bytes([version, typ]) + struct.pack(">HI", flags, length) +
             key_id + sender + struct.pack(">QQ", seq, sweep))
 

@@ -7,7 +7,7 @@ bin=$1
 # shellcheck source=dumplib.sh
 . "$(dirname "$0")/dumplib.sh"
 
-make_keys "$tmp/keys" lharvest-test-key-one-0123456789
+make_keys "$tmp/keys" lharvest-test-key-one-0123456789abcdef
 cat >"$tmp/recs" <<'EOR'
 scratch 10.1.2.3@o2ib 176312373248 380270596096 49412 92820 142302 0
 scratch 12@gni 1 2 3 4 5 6 5000000

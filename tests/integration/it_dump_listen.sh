@@ -9,13 +9,13 @@ bin=$1
 # shellcheck source=dumplib.sh
 . "$(dirname "$0")/dumplib.sh"
 
-k1=lharvest-test-key-one-0123456789
-k2=lharvest-test-key-two-9876543210
+k1=lharvest-test-key-one-0123456789abcdef
+k2=lharvest-test-key-two-9876543210fedcba
 make_keys "$tmp/keys" "$k1" "$k2"
 # A server rolling the key out: the new key first (it signs), the old one
 # still accepted.
 make_keys "$tmp/keys-rotated" "$k2" "$k1"
-make_keys "$tmp/keys-other" "some-other-site-key-0000000000"
+make_keys "$tmp/keys-other" "some-other-site-key-0000000000-abcdef"
 
 cat >"$tmp/recs" <<'EOR'
 # fs nid read_bytes write_bytes read_ops write_ops oss_ops mds_ops [span_us]
@@ -81,7 +81,10 @@ good=$!
 pids+=("$good")
 wait_grep "$tmp/g.out" '^HELLO acked' 10 || true
 
-modes=(bad-mac replay oversize idle idle-open garbage wrong-version half-frame)
+modes=(bad-mac replay oversize idle idle-open garbage wrong-version half-frame
+	version-1 send-ack role-0 role-9)
+# lhclient's option for a mode, when it is not --MODE.
+declare -A args=([role-0]='--role 0' [role-9]='--role 9')
 declare -A reason=(
 	[bad-mac]='bad MAC on SWEEP frame'
 	[replay]='sequence number 2, expected 3 \(replayed or reordered frame\)'
@@ -89,18 +92,24 @@ declare -A reason=(
 	[idle]='no HELLO within 2 s'
 	[idle-open]='nothing received for 3 s'
 	[garbage]='not the lharvestd protocol \(bad magic, starts "GET / HTTP'
-	[wrong-version]='protocol version 2'
+	[wrong-version]='protocol version 3, this side speaks 2'
 	[half-frame]='connection (closed|reset) mid-frame \([0-9]+ of [0-9]+ bytes\)'
+	[version-1]='protocol version 1: upgrade this peer to lharvestd with protocol 2'
+	[send-ack]='ACK frame \(type 3, flags 0x0000\): ACK from a connector \(only a listener acknowledges\)'
+	[role-0]='HELLO: role 0 \(1 gatherer, 2 aggregator, 3 relay\)'
+	[role-9]='HELLO: role 9 \(1 gatherer, 2 aggregator, 3 relay\)'
 )
 declare -A name=(
 	[bad-mac]=oss-bad-mac [replay]=oss-replay [oversize]=oss-oversize
 	[idle]='\?' [idle-open]=oss-idle-open [garbage]='\?'
 	[wrong-version]='\?' [half-frame]=oss-half-frame
+	[version-1]='\?' [send-ack]=oss-send-ack [role-0]='\?' [role-9]='\?'
 )
 declare -A bad
 for m in "${modes[@]}"; do
+	# shellcheck disable=SC2086 # args holds two words
 	"$client" -c "$dump_addr" -k "$tmp/keys" -n "oss-$m" \
-		--records "$tmp/recs" --timeout 20 "--$m" \
+		--records "$tmp/recs" --timeout 20 ${args[$m]:---$m} \
 		>"$tmp/m-$m.out" 2>&1 &
 	bad[$m]=$!
 	pids+=("${bad[$m]}")
@@ -163,7 +172,7 @@ else
 	t_fail "port scan: one log line" "$(grep -F " $addr:" "$tmp/d.err" || true)"
 fi
 t_check "misbehaviour printed no records" \
-	test "$(grep -c '"sender":"oss-\(bad-mac\|oversize\|idle\|garbage\|wrong\|half\)' "$tmp/d.out")" -eq 0
+	test "$(grep -c '"sender":"oss-\(bad-mac\|oversize\|idle\|garbage\|wrong\|half\|version\|send-ack\|role\)' "$tmp/d.out")" -eq 0
 
 # 4. A client with a key the dump does not have: refused, dump unharmed.
 if run_client "$tmp/other.out" -k "$tmp/keys-other" -n oss-other \
@@ -181,11 +190,29 @@ else
 	t_pass "HELLO with an unknown key: refused"
 fi
 addr=$(client_addr "$tmp/ahead.out")
-wait_grep "$tmp/d.err" "$addr: HELLO signed with unknown key id" 5 || true
+wait_grep "$tmp/d.err" "$addr: HELLO signed with a key this side does not hold" 5 || true
 t_check "HELLO with an unknown key: one line with the reason" \
-	test "$(grep -F " $addr:" "$tmp/d.err" | grep -c 'HELLO signed with unknown key id [0-9a-f]\{8\}, dropping connection$')" -eq 1
+	test "$(grep -F " $addr:" "$tmp/d.err" | grep -c 'HELLO signed with a key this side does not hold (key id [0-9a-f]\{8\}), dropping connection$')" -eq 1
 t_check "still serving after all that" \
 	run_client "$tmp/after.out" -k "$tmp/keys" -n oss-after --records "$tmp/recs"
+
+# 4b. A SWEEP naming a filesystem that cannot be a Ganglia metric name:
+#     its records are dropped with one line, the others printed and the
+#     batch acknowledged (not refused and resent forever).
+if run_client "$tmp/badfs.out" -k "$tmp/keys" -n oss-badfs \
+	--records "$tmp/recs" --rename-fs 'home=h<me'; then
+	t_pass "bad filesystem name: the batch is acknowledged"
+else
+	t_fail "bad filesystem name: the batch is acknowledged" \
+		"$(cat "$tmp/badfs.out")"
+fi
+wait_grep "$tmp/d.err" 'peer oss-badfs .*BYE' 5 || true
+t_check "bad filesystem name: the 3 other records printed" \
+	test "$(grep -c '"sender":"oss-badfs"' "$tmp/d.out")" -eq 3
+t_check "bad filesystem name: none of its records printed" \
+	test "$(grep '"sender":"oss-badfs"' "$tmp/d.out" | grep -c '"fs":"h')" -eq 0
+t_check "bad filesystem name: one line saying what was dropped" \
+	test "$(grep -c 'peer oss-badfs .*: batch 1: dropped 1 records of filesystems whose names cannot be metric names' "$tmp/d.err")" -eq 1
 
 # 5. SIGTERM: clean exit.
 t_check "SIGTERM: exit status 0" stop_dump

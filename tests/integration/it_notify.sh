@@ -247,7 +247,7 @@ check_stop() {
 # A simulated Lustre 2.15 server and a receiver for its gatherer.
 python3 "$src/tests/sim/lustresim.py" tree --root "$tmp/lsim" --version 2.15 \
 	>"$tmp/sim.log" 2>&1 || { cat "$tmp/sim.log"; exit 1; }
-make_keys "$tmp/keys" "it-notify-key-0123456789abcdef"
+make_keys "$tmp/keys" "it-notify-key-0123456789abcdef-0123"
 start_dump dump -k "$tmp/keys"
 gconf() { # NAME: a gatherer configuration with its own state_dir
 	mkdir -m 700 "$tmp/state-$1"

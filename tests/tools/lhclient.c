@@ -50,8 +50,12 @@ enum lhc_mode {
 	LHC_IDLE,          /* never answer the CHALLENGE */
 	LHC_IDLE_OPEN,     /* handshake, then silence */
 	LHC_GARBAGE,       /* an HTTP request instead of a HELLO */
-	LHC_WRONG_VERSION, /* HELLO with protocol version 2 */
+	LHC_WRONG_VERSION, /* HELLO with the next protocol version */
 	LHC_HALF_FRAME,    /* half a SWEEP, then close */
+	LHC_VERSION_1,     /* HELLO with protocol version 1 */
+	LHC_SEND_ACK,      /* handshake, then an empty ACK (only a listener
+	                    * may send one) */
+	LHC_LAST = LHC_SEND_ACK,
 };
 
 struct lhc_rec {
@@ -81,6 +85,8 @@ struct lhc {
 	size_t max_frame;
 	bool no_bye;
 	bool print_sent;
+	uint8_t role;          /* the HELLO's; outside 1-3 it must be refused */
+	const char *rename_fs; /* "OLD=NEW", same length: in the SWEEPs only */
 	/* state */
 	int fd;
 	FILE *cap;
@@ -122,9 +128,10 @@ usage(void)
 	    "  [--clock-offset S] [--timeout S] [--max-frame N] "
 	    "[--write-capture FILE]\n"
 	    "  [--read-capture FILE]\n"
-	    "  [--no-bye] [--print-sent]\n"
+	    "  [--no-bye] [--print-sent] [--role N] [--rename-fs OLD=NEW]\n"
 	    "  [--bad-mac | --replay | --oversize | --idle | --idle-open |\n"
-	    "   --garbage | --wrong-version | --half-frame]\n");
+	    "   --garbage | --wrong-version | --half-frame | --version-1 |\n"
+	    "   --send-ack]\n");
 	exit(2);
 }
 
@@ -168,6 +175,10 @@ parse_args(struct lhc *c, int argc, char **argv)
 	    {"garbage", no_argument, NULL, 1000 + LHC_GARBAGE},
 	    {"wrong-version", no_argument, NULL, 1000 + LHC_WRONG_VERSION},
 	    {"half-frame", no_argument, NULL, 1000 + LHC_HALF_FRAME},
+	    {"version-1", no_argument, NULL, 1000 + LHC_VERSION_1},
+	    {"send-ack", no_argument, NULL, 1000 + LHC_SEND_ACK},
+	    {"role", required_argument, NULL, 'o'},
+	    {"rename-fs", required_argument, NULL, 'F'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -178,6 +189,7 @@ parse_args(struct lhc *c, int argc, char **argv)
 	c->interval = 10;
 	c->timeout = LHC_TIMEOUT_DEFAULT;
 	c->max_frame = (size_t)FRAME_MAX_DEFAULT;
+	c->role = MSG_ROLE_GATHERER;
 	while ((ch = getopt_long(argc, argv, "c:k:n:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -239,8 +251,21 @@ parse_args(struct lhc *c, int argc, char **argv)
 		case 'p':
 			c->print_sent = true;
 			break;
+		case 'o':
+			c->role = (uint8_t)num("--role", optarg, 255);
+			break;
+		case 'F': {
+			const char *eq = strchr(optarg, '=');
+
+			if (eq == NULL ||
+			    strlen(eq + 1) != (size_t)(eq - optarg))
+				die("--rename-fs %s: want OLD=NEW, same length",
+				    optarg);
+			c->rename_fs = optarg;
+			break;
+		}
 		default:
-			if (ch >= 1000 && ch <= 1000 + LHC_HALF_FRAME) {
+			if (ch >= 1000 && ch <= 1000 + LHC_LAST) {
 				c->mode = (enum lhc_mode)(ch - 1000);
 				break;
 			}
@@ -520,7 +545,7 @@ handshake(struct lhc *c, bool wrong_version)
 		die("out of memory");
 	if (lh_random(h->nonce, sizeof(h->nonce)) < 0)
 		die("no random bytes");
-	h->role = MSG_ROLE_GATHERER;
+	h->role = c->role;
 	(void)snprintf(h->software, sizeof(h->software), "lhclient %s",
 	    LH_VERSION);
 	h->time_ns = now_ns() + (uint64_t)(c->clock_offset * 1000000000);
@@ -539,14 +564,16 @@ handshake(struct lhc *c, bool wrong_version)
 	if (session_hello(&c->s, h, &w) < 0)
 		die("cannot encode the HELLO");
 	free(h);
-	if (wrong_version) {
-		w.data[4] = FRAME_VERSION + 1;
+	if (wrong_version || c->mode == LHC_VERSION_1) {
+		w.data[4] = wrong_version ? FRAME_VERSION + 1 : 1;
 		send_all(c, w.data, w.len);
 		wbuf_free(&w);
-		expect_close(c, "wrong-version");
+		expect_close(c, wrong_version ? "wrong-version" : "version-1");
 	}
 	send_all(c, w.data, w.len);
 	wbuf_free(&w);
+	if (c->role < MSG_ROLE_GATHERER || c->role > MSG_ROLE_RELAY)
+		expect_close(c, "role");
 	read_frame(c, &f);
 	if (f.hdr.type != FRAME_ACK)
 		die("answer to HELLO is %s, not ACK",
@@ -556,6 +583,34 @@ handshake(struct lhc *c, bool wrong_version)
 	if (ack.kind != MSG_ACK_HELLO)
 		die("ACK of kind %u, not HELLO", ack.kind);
 	(void)printf("HELLO acked\n");
+}
+
+/*
+ * --rename-fs OLD=NEW: a name the encoder refuses (an unusable filesystem
+ * name) put into an encoded SWEEP payload, so that a receiver's handling
+ * of it can be tested.  The names are the str8s after the 32 bytes of
+ * batch, first sweep, start and span and the count (one byte: at most 64).
+ */
+static void
+rename_fs(const struct lhc *c, struct wbuf *p)
+{
+	const char *eq = strchr(c->rename_fs, '=');
+	size_t n = (size_t)(eq - c->rename_fs), off = 33, i;
+
+	if (p->len < off)
+		die("--rename-fs: SWEEP too short");
+	for (i = 0; i < p->data[32] && off < p->len; i++) {
+		size_t k = p->data[off];
+
+		if (k == n && off + 1 + k <= p->len &&
+		    memcmp(p->data + off + 1, c->rename_fs, n) == 0) {
+			memcpy(p->data + off + 1, eq + 1, n);
+			return;
+		}
+		off += 1 + k;
+	}
+	die("--rename-fs: no filesystem %.*s in the SWEEP", (int)n,
+	    c->rename_fs);
 }
 
 /* One signed SWEEP frame of every record into w. */
@@ -603,6 +658,8 @@ build_sweep(struct lhc *c, unsigned k, struct wbuf *w)
 	wbuf_init(&p, c->max_frame);
 	if (msg_sweep_encode(&p, &h, recs, c->nrecs) < 0)
 		die("cannot encode the SWEEP (bad NID or duplicate record?)");
+	if (c->rename_fs != NULL)
+		rename_fs(c, &p);
 	if (session_send(&c->s, FRAME_SWEEP, 0, sweep_id, p.data, p.len, w) < 0)
 		die("cannot sign the SWEEP");
 	wbuf_free(&p);
@@ -666,6 +723,15 @@ run(struct lhc *c)
 		expect_close(c, "idle-open");
 	if (c->mode == LHC_OVERSIZE)
 		send_oversize(c);
+	if (c->mode == LHC_SEND_ACK) {
+		/* Empty: refused on its header, whatever would follow. */
+		wbuf_init(&w, 0);
+		if (session_send(&c->s, FRAME_ACK, 0, 0, NULL, 0, &w) < 0)
+			die("cannot sign the ACK");
+		send_all(c, w.data, w.len);
+		wbuf_free(&w);
+		expect_close(c, "send-ack");
+	}
 	for (unsigned k = 0; k < c->sweeps; k++) {
 		if (c->delay > 0)
 			(void)sleep(c->delay);

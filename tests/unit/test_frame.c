@@ -28,7 +28,7 @@ static const struct frame_hdr sample = {
 
 static const uint8_t sample_bytes[FRAME_HDR_LEN] = {
     0x4c, 0x48, 0x56, 0x44,                         /* "LHVD" */
-    0x01, 0x04, 0x00, 0x00,                         /* version, type, flags */
+    0x02, 0x04, 0x00, 0x00,                         /* version, type, flags */
     0x01, 0x02, 0x03, 0x04,                         /* len */
     0xa1, 0xb2, 0xc3, 0xd4,                         /* key id */
     0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, /* sender */
@@ -107,7 +107,8 @@ static const struct bad_hdr bad_hdrs[] = {
     {"magic byte 3", 3, 0x00, -EBADMSG},
     {"magic lower case", 1, 'h', -EBADMSG},
     {"version 0", 4, 0, -EPROTONOSUPPORT},
-    {"version 2", 4, 2, -EPROTONOSUPPORT},
+    {"version 1", 4, 1, -EPROTONOSUPPORT},
+    {"version 3", 4, 3, -EPROTONOSUPPORT},
     {"version 255", 4, 255, -EPROTONOSUPPORT},
     {"flag bit 1", 7, 0x02, -EBADMSG},
     {"flag bit 15", 6, 0x80, -EBADMSG},
@@ -135,6 +136,24 @@ START_TEST(rejects)
 	ck_assert_msg(rc == c->want, "%s: %d, expected %d", c->what, rc,
 	    c->want);
 	ck_assert_msg(err.reason[0] != '\0', "%s: no reason", c->what);
+}
+END_TEST
+
+/* A version 1 peer is told what to do (issue 15, item 6). */
+START_TEST(version_1_line)
+{
+	struct frame_hdr h = sample;
+	uint8_t buf[FRAME_HDR_LEN];
+	struct lh_err err;
+
+	frame_hdr_encode(&h, buf);
+	buf[4] = 1;
+	lh_err_clear(&err);
+	ck_assert_int_eq(frame_hdr_decode(&h, buf, FRAME_MAX_DEFAULT, &err),
+	    -EPROTONOSUPPORT);
+	ck_assert_str_eq(err.reason,
+	    "protocol version 1: upgrade this peer to lharvestd with "
+	    "protocol 2");
 }
 END_TEST
 
@@ -222,6 +241,7 @@ main(void)
 	tcase_add_test(tc, layout);
 	tcase_add_loop_test(tc, round_trip, 0,
 	    sizeof(round_trips) / sizeof(round_trips[0]));
+	tcase_add_test(tc, version_1_line);
 	tcase_add_loop_test(tc, rejects, 0,
 	    sizeof(bad_hdrs) / sizeof(bad_hdrs[0]));
 	tcase_add_test(tc, length_limit);

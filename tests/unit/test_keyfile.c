@@ -20,17 +20,17 @@
 #include "keyfile.h"
 #include "testutil.h"
 
-#define K_HORSE "correct horse battery staple"     /* c4bbcb1f */
-#define K_HEX16 "0123456789abcdef"                 /* 9f9f5111 */
-#define K_B64   "c2VjcmV0LWtleS1mb3ItbGhhcnZlc3Rk" /* e08f5678 */
-#define K_NEW   "new-key-2024-rotation"            /* a7bfc06e */
-#define K_OLD   "old-key-2019-original"            /* 329f093f */
+#define K_HORSE "correct horse battery staple, 2026" /* 0764a776 */
+#define K_HEX32 "0123456789abcdef0123456789abcdef"   /* 3eb1bd43 */
+#define K_B64   "c2VjcmV0LWtleS1mb3ItbGhhcnZlc3Rk"   /* e08f5678 */
+#define K_NEW   "new-key-2024-rotation-0123456789ab" /* a564cd37 */
+#define K_OLD   "old-key-2019-original-0123456789ab" /* 121e4292 */
 
-#define ID_HORSE 0xc4bbcb1fu
-#define ID_HEX16 0x9f9f5111u
+#define ID_HORSE 0x0764a776u
+#define ID_HEX32 0x3eb1bd43u
 #define ID_B64   0xe08f5678u
-#define ID_NEW   0xa7bfc06eu
-#define ID_OLD   0x329f093fu
+#define ID_NEW   0xa564cd37u
+#define ID_OLD   0x121e4292u
 #define ID_K1024 0xfb236ae2u /* 1024 times 'k' */
 
 static void
@@ -52,8 +52,8 @@ START_TEST(key_ids)
 	ck_assert_uint_eq(keyring_key_id((const uint8_t *)K_HORSE,
 	                      strlen(K_HORSE)),
 	    ID_HORSE);
-	ck_assert_uint_eq(keyring_key_id((const uint8_t *)K_HEX16, 16),
-	    ID_HEX16);
+	ck_assert_uint_eq(keyring_key_id((const uint8_t *)K_HEX32, 32),
+	    ID_HEX32);
 	ck_assert_uint_eq(keyring_key_id((const uint8_t *)K_B64, strlen(K_B64)),
 	    ID_B64);
 	ck_assert_uint_eq(keyring_key_id((const uint8_t *)k1024, sizeof(k1024)),
@@ -78,9 +78,9 @@ static const struct parse_ok parse_oks[] = {
         "# lharvestd shared secret\n\n" K_NEW "\n\n   \t\n# old one, "
         "drop after the rollout\n" K_OLD "\n#\n",
         2, {K_NEW, K_OLD}, {ID_NEW, ID_OLD}},
-    {"exactly 16 bytes", K_HEX16 "\n", 1, {K_HEX16}, {ID_HEX16}},
-    {"base64 used as it is", K_B64 "\n" K_HEX16 "\n" K_HORSE "\n", 3,
-        {K_B64, K_HEX16, K_HORSE}, {ID_B64, ID_HEX16, ID_HORSE}},
+    {"exactly 32 bytes", K_HEX32 "\n", 1, {K_HEX32}, {ID_HEX32}},
+    {"base64 used as it is", K_B64 "\n" K_HEX32 "\n" K_HORSE "\n", 3,
+        {K_B64, K_HEX32, K_HORSE}, {ID_B64, ID_HEX32, ID_HORSE}},
 };
 
 START_TEST(parse_good)
@@ -131,12 +131,12 @@ START_TEST(parse_limits)
 
 	for (i = 0; i < KEYRING_MAX; i++)
 		len += (size_t)snprintf(text + len, 40,
-		    "key-number-%02d-of-16\n", i);
+		    "key-number-%02d-of-16-0123456789ab\n", i);
 	ck_assert_int_eq(keyring_parse(&ring, text, len, NULL), 0);
 	ck_assert_uint_eq(ring.n, KEYRING_MAX);
-	ck_assert_uint_eq(ring.keys[KEYRING_MAX - 1].len, 19);
+	ck_assert_uint_eq(ring.keys[KEYRING_MAX - 1].len, 32);
 	ck_assert(memcmp(ring.keys[KEYRING_MAX - 1].bytes,
-	              "key-number-15-of-16", 19) == 0);
+	              "key-number-15-of-16-0123456789ab", 32) == 0);
 	keyring_clear(&ring);
 	free(text);
 }
@@ -152,6 +152,12 @@ static const struct parse_bad parse_bads[] = {
     {"empty file", "", NULL},
     {"only comments and blanks", "# nothing yet\n\n  \n#\n", NULL},
     {"15 bytes", "0123456789abcde\n", "0123456789abcde"},
+    /* Issue 15, item 6: what was the minimum before is too short now. */
+    {"16 bytes", "0123456789abcdef\n", "0123456789abcdef"},
+    {"31 bytes", "0123456789abcdef0123456789abcde\n",
+        "0123456789abcdef0123456789abcde"},
+    {"31 bytes after stripping", "  0123456789abcdef0123456789abcde \t\r\n",
+        "0123456789abcdef0123456789abcde"},
     {"short after a good one", K_HORSE "\nshort-key\n", "short-key"},
     {"short after stripping", "  0123456789abcde  \n", "0123456789abcde"},
     {"1025 bytes", NULL, NULL},
@@ -178,7 +184,7 @@ START_TEST(parse_rejects)
 		} else {
 			for (i = 0; i < KEYRING_MAX + 1; i++)
 				len += (size_t)snprintf(text + len, 40,
-				    "key-number-%02d-of-17\n", i);
+				    "key-number-%02d-of-17-0123456789ab\n", i);
 		}
 		text[len] = '\0';
 		t = text;
@@ -196,6 +202,22 @@ START_TEST(parse_rejects)
 	ck_assert_uint_eq(ring.n, 0);
 	keyring_clear(&ring);
 	free(text);
+}
+END_TEST
+
+/* A short key's line says how to make a good one (issue 15, item 6). */
+START_TEST(short_key_advice)
+{
+	const char *t = "# site key\n0123456789abcdef0123456789abcde\n";
+	struct keyring ring;
+	struct lh_err err;
+
+	memset(&ring, 0, sizeof(ring));
+	lh_err_clear(&err);
+	ck_assert_int_eq(keyring_parse(&ring, t, strlen(t), &err), -EINVAL);
+	ck_assert_msg(strstr(err.reason, "line 2: key is 31 bytes") != NULL &&
+	        strstr(err.reason, "openssl rand -base64 32") != NULL,
+	    "reason \"%s\"", err.reason);
 }
 END_TEST
 
@@ -383,6 +405,7 @@ main(void)
 	tcase_add_loop_test(tc, parse_good, 0,
 	    sizeof(parse_oks) / sizeof(parse_oks[0]));
 	tcase_add_test(tc, parse_limits);
+	tcase_add_test(tc, short_key_advice);
 	tcase_add_loop_test(tc, parse_rejects, 0,
 	    sizeof(parse_bads) / sizeof(parse_bads[0]));
 	suite_add_tcase(s, tc);

@@ -1183,6 +1183,10 @@ START_TEST(sweep_ops)
 	recs[2].ops = &zero;    /* all zero: no op record */
 	recs[n - 1].ops = &all; /* fs 3: last */
 	recs[n - 2].ops = &some;
+	/* The counts are part of mds_ops, never above it (a receiver drops
+	 * them otherwise): give these records room for them. */
+	recs[0].d.mds_ops = recs[5].d.mds_ops = UINT64_MAX;
+	recs[n - 1].d.mds_ops = recs[n - 2].d.mds_ops = UINT64_MAX;
 	wbuf_init(&plain, 0);
 	ck_assert_int_eq(msg_sweep_encode(&plain, &h, recs, n), 0);
 	wbuf_init(&w, 0);
@@ -1281,9 +1285,9 @@ START_TEST(sweep_ops_decode)
 {
 	const struct raw_ops *c = &raw_ops[_i];
 	static const struct msg_rec three[3] = {
-	    {0, "10.0.0.1@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
-	    {0, "10.0.0.2@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
-	    {0, "10.0.0.3@o2ib", {0, 0, 0, 0, 0, 9}, 0, {0}, false, NULL},
+	    {0, "10.0.0.1@o2ib", {0, 0, 0, 0, 0, 20}, 0, {0}, false, NULL},
+	    {0, "10.0.0.2@o2ib", {0, 0, 0, 0, 0, 20}, 0, {0}, false, NULL},
+	    {0, "10.0.0.3@o2ib", {0, 0, 0, 0, 0, 20}, 0, {0}, false, NULL},
 	};
 	struct msg_rec recs[3];
 	struct msg_sweep h;
@@ -1353,6 +1357,388 @@ START_TEST(sweep_ops_doc_example)
 }
 END_TEST
 
+/* ---- strictness (issue 15, items 9, 12 and 14) -------------------- */
+
+/* Roles other than 1-3 are refused, in HELLO and CHALLENGE. */
+START_TEST(bad_roles)
+{
+	static const uint8_t roles[] = {0, 4, 9, 255};
+	static struct msg_hello h, hd;
+	struct msg_challenge c, cd;
+	struct lh_err err;
+	struct wbuf w;
+	size_t i;
+
+	wbuf_init(&w, 0);
+	for (i = 0; i < sizeof(roles); i++) {
+		fill_hello(&h, false);
+		h.role = roles[i];
+		wbuf_reset(&w);
+		ck_assert_int_eq(msg_hello_encode(&w, &h), 0);
+		lh_err_clear(&err);
+		ck_assert_int_eq(msg_hello_decode(&hd, w.data, w.len, &err),
+		    -EBADMSG);
+		ck_assert_msg(strstr(err.reason, "role") != NULL, "%s",
+		    err.reason);
+		fill_challenge(&c, "head1");
+		c.role = roles[i];
+		wbuf_reset(&w);
+		ck_assert_int_eq(msg_challenge_encode(&w, &c), 0);
+		lh_err_clear(&err);
+		ck_assert_int_eq(msg_challenge_decode(&cd, w.data, w.len, &err),
+		    -EBADMSG);
+		ck_assert_msg(strstr(err.reason, "role") != NULL, "%s",
+		    err.reason);
+	}
+	wbuf_free(&w);
+}
+END_TEST
+
+/* Filesystem names that cannot be Ganglia metric names, and names given
+ * twice, in a HELLO: refused with the name. */
+START_TEST(hello_fs_names)
+{
+	static const char *const bad[] = {"a<b", "a>b", "a\"b", "a&b", "a/b",
+	    "a:b", "a'b", "a+b"};
+	static struct msg_hello h, d;
+	struct lh_err err;
+	struct wbuf w;
+	size_t i;
+
+	wbuf_init(&w, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert(!msg_fs_name_ok(bad[i]));
+		fill_hello(&h, false);
+		(void)snprintf(h.fs[1], MSG_FS_MAX, "%s", bad[i]);
+		wbuf_reset(&w);
+		ck_assert_int_eq(msg_hello_encode(&w, &h), 0);
+		lh_err_clear(&err);
+		ck_assert_int_eq(msg_hello_decode(&d, w.data, w.len, &err),
+		    -EBADMSG);
+		ck_assert_msg(strstr(err.reason, bad[i]) != NULL, "%s",
+		    err.reason);
+	}
+	ck_assert(msg_fs_name_ok("scratch_2.a-b"));
+	fill_hello(&h, false);
+	(void)snprintf(h.fs[2], MSG_FS_MAX, "%s", h.fs[0]);
+	wbuf_reset(&w);
+	ck_assert_int_eq(msg_hello_encode(&w, &h), 0);
+	lh_err_clear(&err);
+	ck_assert_int_eq(msg_hello_decode(&d, w.data, w.len, &err), -EBADMSG);
+	ck_assert_msg(strstr(err.reason, "named twice") != NULL, "%s",
+	    err.reason);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* A SWEEP written by hand: what a hostile or foreign encoder may send. */
+struct hand {
+	struct wbuf w;
+};
+
+static void
+hand_begin(struct hand *hd, size_t nfs, const char *const *fs, size_t ngroups)
+{
+	size_t i;
+
+	wbuf_init(&hd->w, 0);
+	(void)wbuf_put_be64(&hd->w, 7);                      /* batch */
+	(void)wbuf_put_be64(&hd->w, 1718000000);             /* first sweep */
+	(void)wbuf_put_be64(&hd->w, 1717999990000000000ull); /* start */
+	(void)wbuf_put_be64(&hd->w, 10000000);               /* span */
+	(void)wbuf_put_varint(&hd->w, nfs);
+	for (i = 0; i < nfs; i++)
+		(void)wbuf_put_str8(&hd->w, fs[i]);
+	(void)wbuf_put_varint(&hd->w, ngroups);
+}
+
+/* A group of n IPv4 (kind 1) records, addresses given as gaps, each with
+ * read_bytes rb. */
+static void
+hand_group4(struct hand *hd, unsigned fs, const char *net, size_t n,
+    const uint32_t *gaps, uint64_t rb)
+{
+	size_t i;
+
+	(void)wbuf_put_varint(&hd->w, fs);
+	(void)wbuf_put_str8(&hd->w, net);
+	(void)wbuf_put_u8(&hd->w, NID_KIND_IPV4);
+	(void)wbuf_put_varint(&hd->w, n);
+	for (i = 0; i < n; i++) {
+		(void)wbuf_put_varint(&hd->w, gaps[i]);
+		(void)wbuf_put_u8(&hd->w, 0x01);
+		(void)wbuf_put_varint(&hd->w, rb);
+	}
+}
+
+static int
+hand_decode(struct hand *hd, struct msg_sweep *h, struct got *got,
+    struct lh_err *err)
+{
+	int rc;
+
+	ck_assert_int_eq(wbuf_status(&hd->w), 0);
+	memset(got, 0, sizeof(*got));
+	lh_err_clear(err);
+	rc = msg_sweep_decode(h, hd->w.data, hd->w.len, collect_cb, got, err);
+	wbuf_free(&hd->w);
+	return rc;
+}
+
+/* 10.9.0.9@o2ib and 10.9.0.9@o2ib0 are one client: in two groups, the
+ * SWEEP names it twice and is refused; alone, o2ib0 comes out as o2ib. */
+START_TEST(sweep_net_zero)
+{
+	static const char *const fs[] = {"scratch"};
+	static const uint32_t one[] = {0x0a090009};
+	struct msg_sweep h;
+	struct lh_err err;
+	struct hand hd;
+	struct got got;
+
+	hand_begin(&hd, 1, fs, 2);
+	hand_group4(&hd, 0, "o2ib", 1, one, 1000);
+	hand_group4(&hd, 0, "o2ib0", 1, one, 1000);
+	ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), -EBADMSG);
+	ck_assert_uint_eq(got.n, 0);
+	free(got.r);
+
+	hand_begin(&hd, 1, fs, 1);
+	hand_group4(&hd, 0, "o2ib0", 1, one, 1000);
+	ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), 0);
+	ck_assert_uint_eq(got.n, 1);
+	ck_assert_str_eq(got.r[0].nid, "10.9.0.9@o2ib");
+	free(got.r);
+
+	/* o2ib10 and tcp0x keep their names. */
+	hand_begin(&hd, 1, fs, 2);
+	hand_group4(&hd, 0, "o2ib", 1, one, 1000);
+	hand_group4(&hd, 0, "o2ib10", 1, one, 1000);
+	ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), 0);
+	ck_assert_uint_eq(got.n, 2);
+	free(got.r);
+}
+END_TEST
+
+/* Two spellings of one IPv6 address in one group: one client twice. */
+START_TEST(sweep_ipv6_spellings)
+{
+	static const char *const fs[] = {"scratch"};
+	static const char *const pairs[][2] = {
+	    {"2001:DB8::17", "2001:db8::17"},
+	    {"2001:db8:0:0::17", "2001:db8::17"},
+	    {"2001:0db8::0017", "2001:db8::17"},
+	};
+	struct msg_sweep h;
+	struct lh_err err;
+	struct hand hd;
+	struct got got;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		/* Either order of the two spellings. */
+		for (k = 0; k < 2; k++) {
+			hand_begin(&hd, 1, fs, 1);
+			(void)wbuf_put_varint(&hd.w, 0);
+			(void)wbuf_put_str8(&hd.w, "tcp");
+			(void)wbuf_put_u8(&hd.w, NID_KIND_STRING);
+			(void)wbuf_put_varint(&hd.w, 2);
+			(void)wbuf_put_str8(&hd.w, pairs[i][k]);
+			(void)wbuf_put_u8(&hd.w, 0x01);
+			(void)wbuf_put_varint(&hd.w, 1000);
+			(void)wbuf_put_str8(&hd.w, pairs[i][1 - k]);
+			(void)wbuf_put_u8(&hd.w, 0x01);
+			(void)wbuf_put_varint(&hd.w, 1000);
+			ck_assert_msg(hand_decode(&hd, &h, &got, &err) ==
+			        -EBADMSG,
+			    "%s and %s taken as two clients", pairs[i][k],
+			    pairs[i][1 - k]);
+			free(got.r);
+		}
+		/* One of them alone: the canonical text comes out. */
+		hand_begin(&hd, 1, fs, 1);
+		(void)wbuf_put_varint(&hd.w, 0);
+		(void)wbuf_put_str8(&hd.w, "tcp");
+		(void)wbuf_put_u8(&hd.w, NID_KIND_STRING);
+		(void)wbuf_put_varint(&hd.w, 1);
+		(void)wbuf_put_str8(&hd.w, pairs[i][0]);
+		(void)wbuf_put_u8(&hd.w, 0x00);
+		ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), 0);
+		ck_assert_uint_eq(got.n, 1);
+		ck_assert_str_eq(got.r[0].nid, "2001:db8::17@tcp");
+		free(got.r);
+	}
+}
+END_TEST
+
+/* The encoder sends NIDs in canonical form, and refuses two spellings of
+ * one client (it would otherwise send a SWEEP every receiver refuses). */
+START_TEST(sweep_encode_canonical)
+{
+	struct msg_rec r[2];
+	struct msg_sweep h, d;
+	struct wbuf w;
+	struct got got;
+
+	fill_sweep_hdr(&h, 1);
+	memset(r, 0, sizeof(r));
+	r[0].nid = "10.9.0.9@o2ib0";
+	r[0].d.read_bytes = 5;
+	r[1].nid = "2001:DB8::17@tcp0";
+	r[1].d.read_bytes = 7;
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, r, 2), 0);
+	memset(&got, 0, sizeof(got));
+	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
+	                     NULL),
+	    0);
+	ck_assert_uint_eq(got.n, 2);
+	ck_assert_str_eq(got.r[0].nid, "10.9.0.9@o2ib");
+	ck_assert_str_eq(got.r[1].nid, "2001:db8::17@tcp");
+	free(got.r);
+	r[1].nid = "10.9.0.9@o2ib";
+	wbuf_reset(&w);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, r, 2), -EINVAL);
+	ck_assert_int_eq(msg_rec_check("scratch", "10.9.0.9@o2ib0"), 0);
+	ck_assert_int_eq(msg_rec_check("a:b", "10.9.0.9@o2ib"), -EINVAL);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* A SWEEP naming a filesystem twice is refused whole. */
+START_TEST(sweep_fs_twice)
+{
+	static const char *const fs[] = {"scratch", "scratch"};
+	static const uint32_t one[] = {0x0a090009};
+	struct msg_sweep h;
+	struct lh_err err;
+	struct hand hd;
+	struct got got;
+
+	hand_begin(&hd, 2, fs, 2);
+	hand_group4(&hd, 0, "o2ib", 1, one, 1000);
+	hand_group4(&hd, 1, "o2ib", 1, one, 1000);
+	ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), -EBADMSG);
+	ck_assert_msg(strstr(err.reason, "'scratch' named twice") != NULL, "%s",
+	    err.reason);
+	ck_assert_uint_eq(got.n, 0);
+	free(got.r);
+	fill_sweep_hdr(&h, 2);
+	(void)snprintf(h.fs[1], MSG_FS_MAX, "scratch");
+	{
+		struct wbuf w;
+
+		wbuf_init(&w, 0);
+		ck_assert_int_eq(msg_sweep_encode(&w, &h, NULL, 0), -EINVAL);
+		wbuf_free(&w);
+	}
+}
+END_TEST
+
+/* A filesystem whose name cannot reach Ganglia: its records are dropped
+ * and counted, the others are counted (item 9: never the whole SWEEP). */
+START_TEST(sweep_bad_fs_dropped)
+{
+	static const char *const fs[] = {"scr<atch", "home", "a:b"};
+	static const uint32_t gaps[] = {0x0a000001, 1, 1};
+	struct msg_sweep h;
+	struct lh_err err;
+	struct hand hd;
+	struct got got;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		hand_begin(&hd, 3, fs, 3);
+		hand_group4(&hd, 0, "o2ib", 3, gaps, 1000);
+		hand_group4(&hd, 1, "o2ib", 2, gaps, 2000);
+		hand_group4(&hd, 2, "tcp", 1, gaps, 3000);
+		if (pass == 0) {
+			ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), 0);
+			ck_assert_uint_eq(got.n, 2);
+			ck_assert_uint_eq(got.r[0].fs, 1);
+			ck_assert_uint_eq(got.r[1].fs, 1);
+			ck_assert_uint_eq(got.r[0].d.read_bytes, 2000);
+			free(got.r);
+		} else {
+			/* Without a callback, the same account. */
+			ck_assert_int_eq(msg_sweep_decode(&h, hd.w.data,
+			                     hd.w.len, NULL, NULL, NULL),
+			    0);
+			wbuf_free(&hd.w);
+		}
+		ck_assert_uint_eq(h.nrecs, 6);
+		ck_assert_uint_eq(h.ndropped, 4);
+		ck_assert_uint_eq(h.fs_dropped, 0x5);
+		ck_assert_str_eq(h.fs[0], "scr<atch");
+	}
+}
+END_TEST
+
+/* Op counts above the record's mds_ops: the record is counted, its op
+ * breakdown dropped and counted. */
+START_TEST(sweep_ops_above_mds)
+{
+	struct mdops big, ok;
+	struct msg_rec r[2];
+	struct msg_sweep h, d;
+	struct wbuf w;
+	struct got got;
+
+	memset(&big, 0, sizeof(big));
+	memset(&ok, 0, sizeof(ok));
+	big.v[MDOPS_OPEN] = 500000;
+	ok.v[MDOPS_OPEN] = 3;
+	ok.v[MDOPS_CLOSE] = 2;
+	fill_sweep_hdr(&h, 1);
+	h.ops = true;
+	memset(r, 0, sizeof(r));
+	r[0].nid = "10.0.0.1@o2ib";
+	r[0].d.mds_ops = 5;
+	r[0].ops = &big;
+	r[1].nid = "10.0.0.2@o2ib";
+	r[1].d.mds_ops = 5;
+	r[1].ops = &ok;
+	wbuf_init(&w, 0);
+	ck_assert_int_eq(msg_sweep_encode(&w, &h, r, 2), 0);
+	memset(&got, 0, sizeof(got));
+	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
+	                     NULL),
+	    0);
+	ck_assert_uint_eq(got.n, 2);
+	ck_assert_uint_eq(d.nops_dropped, 1);
+	ck_assert_uint_eq(d.ndropped, 0);
+	ck_assert_uint_eq(got.r[0].d.mds_ops, 5);
+	ck_assert_uint_eq(got.r[0].ops.v[MDOPS_OPEN], 0);
+	ck_assert_uint_eq(got.r[1].ops.v[MDOPS_OPEN], 3);
+	ck_assert_uint_eq(got.r[1].ops.v[MDOPS_CLOSE], 2);
+	free(got.r);
+	wbuf_free(&w);
+}
+END_TEST
+
+/* A non-minimal varint anywhere in a SWEEP refuses it: here the record
+ * count, 1 as 81 00. */
+START_TEST(sweep_varint_overlong)
+{
+	static const char *const fs[] = {"scratch"};
+	struct msg_sweep h;
+	struct lh_err err;
+	struct hand hd;
+	struct got got;
+
+	hand_begin(&hd, 1, fs, 1);
+	(void)wbuf_put_varint(&hd.w, 0);
+	(void)wbuf_put_str8(&hd.w, "o2ib");
+	(void)wbuf_put_u8(&hd.w, NID_KIND_IPV4);
+	(void)wbuf_put_u8(&hd.w, 0x81);
+	(void)wbuf_put_u8(&hd.w, 0x00);
+	(void)wbuf_put_varint(&hd.w, 0x0a000001);
+	(void)wbuf_put_u8(&hd.w, 0x00);
+	ck_assert_int_eq(hand_decode(&hd, &h, &got, &err), -EBADMSG);
+	free(got.r);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -1384,6 +1770,15 @@ main(void)
 	tcase_add_test(tc, sweep_ops_doc_example);
 	tcase_add_loop_test(tc, sweep_ops_decode, 0,
 	    sizeof(raw_ops) / sizeof(raw_ops[0]));
+	tcase_add_test(tc, bad_roles);
+	tcase_add_test(tc, hello_fs_names);
+	tcase_add_test(tc, sweep_net_zero);
+	tcase_add_test(tc, sweep_ipv6_spellings);
+	tcase_add_test(tc, sweep_encode_canonical);
+	tcase_add_test(tc, sweep_fs_twice);
+	tcase_add_test(tc, sweep_bad_fs_dropped);
+	tcase_add_test(tc, sweep_ops_above_mds);
+	tcase_add_test(tc, sweep_varint_overlong);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

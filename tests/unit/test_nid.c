@@ -221,6 +221,46 @@ START_TEST(net_rejects)
 }
 END_TEST
 
+/* One client, one text (issue 15, item 12): the network without a number
+ * 0, an IPv6 address in RFC 5952 form; everything else as it was. */
+static const char *const canons[][2] = {
+    {"10.9.0.9@o2ib0", "10.9.0.9@o2ib"},
+    {"10.9.0.9@o2ib", "10.9.0.9@o2ib"},
+    {"10.9.0.9@o2ib10", "10.9.0.9@o2ib10"},
+    {"10.9.0.9@tcp102", "10.9.0.9@tcp102"},
+    {"27@gni0", "27@gni"},
+    {"2001:DB8::17@tcp", "2001:db8::17@tcp"},
+    {"2001:db8:0:0::17@tcp0", "2001:db8::17@tcp"},
+    {"2001:0db8:0000::0017@tcp", "2001:db8::17@tcp"},
+    {"2001:db8::17@tcp", "2001:db8::17@tcp"},
+    {"::ffff:10.1.2.3@tcp", "::ffff:10.1.2.3@tcp"},
+    {"fe80::1%eth0@tcp", "fe80::1%eth0@tcp"},
+    {"010.1.2.3@o2ib", "010.1.2.3@o2ib"},
+    {"not:an:address@tcp", "not:an:address@tcp"},
+};
+
+START_TEST(canon)
+{
+	char buf[NID_STR_MAX];
+
+	ck_assert_int_eq(nid_canon(canons[_i][0], buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, canons[_i][1]);
+	/* Canonical text is a fixed point. */
+	ck_assert_int_eq(nid_canon(canons[_i][1], buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, canons[_i][1]);
+}
+END_TEST
+
+START_TEST(canon_rejects)
+{
+	char buf[NID_STR_MAX];
+
+	ck_assert_int_eq(nid_canon("10.1.2.3", buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(nid_canon("@o2ib", buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_lt(nid_canon("10.1.2.3@o2ib", buf, 5), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -237,6 +277,8 @@ main(void)
 	    sizeof(net_cases) / sizeof(net_cases[0]));
 	tcase_add_test(tc, net_distinct);
 	tcase_add_test(tc, net_rejects);
+	tcase_add_loop_test(tc, canon, 0, sizeof(canons) / sizeof(canons[0]));
+	tcase_add_test(tc, canon_rejects);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

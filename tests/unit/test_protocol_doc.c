@@ -4,6 +4,10 @@
  * from the documented inputs and compare byte for byte, and run the
  * documented bytes through both ends of a session.  A change to the wire
  * format that forgets the document fails here.
+ *
+ * To regenerate the example after a change of the format, run
+ * `LH_PROTOCOL_DOC_PRINT=1 build/tests/test_protocol_doc`: it prints every
+ * block as section 7 shows it, ready to paste, and the session keys.
  */
 #include <check.h>
 #include <stdio.h>
@@ -64,11 +68,63 @@ doc_block(const char *doc, const char *title, struct block *out)
 	}
 }
 
+/* The block as the document shows it, on stdout, when asked. */
 static void
-same(const struct wbuf *w, const struct block *b, const char *what)
+print_block(const struct wbuf *w, const char *what)
 {
+	size_t i;
+
+	if (getenv("LH_PROTOCOL_DOC_PRINT") == NULL)
+		return;
+	(void)printf("#### %s (%zu bytes)\n\n```\n", what, w->len);
+	for (i = 0; i < w->len; i++) {
+		if (i % 16 == 0)
+			(void)printf("%s%04zx ", i > 0 ? "\n" : "", i);
+		(void)printf(" %02x", w->data[i]);
+	}
+	(void)printf("\n```\n\n");
+	(void)fflush(stdout);
+}
+
+static void
+same(const struct wbuf *w, struct block *b, const char *what)
+{
+	print_block(w, what);
+	/* Printing: go on with the new bytes, to print every block. */
+	if (getenv("LH_PROTOCOL_DOC_PRINT") != NULL) {
+		ck_assert_uint_le(w->len, sizeof(b->b));
+		memcpy(b->b, w->data, w->len);
+		b->n = w->len;
+	}
 	ck_assert_msg(w->len == b->n && memcmp(w->data, b->b, b->n) == 0,
 	    "%s: the code no longer produces the documented bytes", what);
+}
+
+/* The session keys the document gives, as the code derives them. */
+static void
+same_keys(const char *doc, const struct session *s)
+{
+	static const char *const labels[2] = {"connector to listener `",
+	    "listener to connector `"};
+	const uint8_t *keys[2] = {s->skey, s->skey_l2c};
+	char hex[2 * HMAC_LEN + 1];
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		const char *p = strstr(doc, labels[k]);
+
+		for (i = 0; i < HMAC_LEN; i++)
+			(void)snprintf(hex + 2 * i, 3, "%02x", keys[k][i]);
+		if (getenv("LH_PROTOCOL_DOC_PRINT") != NULL)
+			(void)printf("%s%s`\n", labels[k], hex);
+		if (getenv("LH_PROTOCOL_DOC_PRINT") != NULL)
+			continue;
+		ck_assert_msg(p != NULL, "no session key in %s", DOC);
+		ck_assert_msg(strncmp(p + strlen(labels[k]), hex,
+		                  2 * HMAC_LEN) == 0,
+		    "%s: the document's session key is not the code's",
+		    labels[k]);
+	}
 }
 
 static int
@@ -141,7 +197,7 @@ START_TEST(worked_example)
 	ch.caps = MSG_CAP_SWEEP;
 	ch.time_ns = T0;
 	ck_assert_int_eq(session_challenge(&L, &ch, &w), 0);
-	same(&w, &chal, "CHALLENGE");
+	same(&w, &chal, "CHALLENGE, head1 to oss1");
 	ck_assert_int_eq(session_input(&C, chal.b, chal.n, &f, &need, &err),
 	    (int)chal.n);
 
@@ -164,7 +220,7 @@ START_TEST(worked_example)
 	    "scratch-OST0001");
 	wbuf_reset(&w);
 	ck_assert_int_eq(session_hello(&C, &hello, &w), 0);
-	same(&w, &hel, "HELLO");
+	same(&w, &hel, "HELLO, oss1 to head1");
 	ck_assert_int_eq(session_input(&L, hel.b, hel.n, &f, &need, &err),
 	    (int)hel.n);
 	ck_assert_str_eq(L.hello->name, "oss1");
@@ -174,7 +230,8 @@ START_TEST(worked_example)
 	wbuf_reset(&w);
 	ck_assert_int_eq(session_send(&L, FRAME_ACK, 0, 0, pl.data, pl.len, &w),
 	    0);
-	same(&w, &ack1, "ACK of HELLO");
+	same(&w, &ack1, "ACK of HELLO, head1 to oss1");
+	same_keys(doc, &L);
 	ck_assert_int_eq(session_input(&C, ack1.b, ack1.n, &f, &need, &err),
 	    (int)ack1.n);
 	ck_assert_int_eq(C.state, SESSION_OPEN);
@@ -192,7 +249,7 @@ START_TEST(worked_example)
 	ck_assert_int_eq(session_send(&C, FRAME_SWEEP, 0, 1700000020, pl.data,
 	                     pl.len, &w),
 	    0);
-	same(&w, &sweep, "SWEEP");
+	same(&w, &sweep, "SWEEP, oss1 to head1");
 	ck_assert_int_eq(session_input(&L, sweep.b, sweep.n, &f, &need, &err),
 	    (int)sweep.n);
 	ck_assert_int_eq(msg_sweep_decode(&sw, f.payload, f.hdr.len, rec_cb,
@@ -204,10 +261,9 @@ START_TEST(worked_example)
 	wbuf_reset(&pl);
 	ck_assert_int_eq(msg_ack_encode(&pl, &a), 0);
 	wbuf_reset(&w);
-	ck_assert_int_eq(session_send(&L, FRAME_ACK, 0, 1700000020, pl.data,
-	                     pl.len, &w),
+	ck_assert_int_eq(session_send(&L, FRAME_ACK, 0, 0, pl.data, pl.len, &w),
 	    0);
-	same(&w, &ack2, "ACK of the SWEEP");
+	same(&w, &ack2, "ACK of the SWEEP, head1 to oss1");
 	ck_assert_int_eq(session_input(&C, ack2.b, ack2.n, &f, &need, &err),
 	    (int)ack2.n);
 

@@ -23,10 +23,10 @@
 #include "testutil.h"
 #include "wire.h"
 
-#define KEY_A   "shared-secret-A-for-the-tests"
-#define KEY_OLD "old-secret-from-2019-xxxxxx"
-#define KEY_NEW "new-secret-from-2024-yyyyyy"
-#define KEY_X   "a-key-nobody-else-knows-zzzz"
+#define KEY_A   "shared-secret-A-for-the-tests-0123"
+#define KEY_OLD "old-secret-from-2019-xxxxxx-01234"
+#define KEY_NEW "new-secret-from-2024-yyyyyy-01234"
+#define KEY_X   "a-key-nobody-else-knows-zzzz-01234"
 
 #define L_NAME "head1"
 #define C_NAME "oss1"
@@ -282,31 +282,68 @@ send_sweep(struct pair *p, uint64_t sweep_id, struct wbuf *w)
 	send_frame(&p->c, FRAME_SWEEP, 0, sweep_id, p->sweep, p->sweep_len, w);
 }
 
+/* HMAC(key, label || T), T = SHA-256(CHALLENGE frame || HELLO header ||
+ * HELLO payload): docs/protocol.md section 3, written out again here. */
+static void
+v2_keyed(const uint8_t *key, size_t keylen, const char *label,
+    const struct wbuf *chal, const uint8_t *hello, size_t hello_len,
+    uint8_t out[HMAC_LEN])
+{
+	uint8_t *all = malloc(chal->len + hello_len), t[SHA256_LEN];
+	struct hmac_part parts[2];
+
+	ck_assert_ptr_nonnull(all);
+	memcpy(all, chal->data, chal->len);
+	memcpy(all + chal->len, hello, hello_len);
+	ck_assert_int_eq(sha256(all, chal->len + hello_len, t), 0);
+	free(all);
+	parts[0].p = label;
+	parts[0].n = strlen(label);
+	parts[1].p = t;
+	parts[1].n = sizeof(t);
+	ck_assert_int_eq(hmac_sha256(hm, key, keylen, parts, 2, out), 0);
+}
+
+/* The key id of key on a connection whose CHALLENGE had nonce_l. */
+static uint32_t
+v2_key_id(const char *key, const uint8_t *nonce_l)
+{
+	uint8_t mac[HMAC_LEN];
+	struct hmac_part parts[2] = {{"lharvestd v2 key id", 19},
+	    {nonce_l, MSG_NONCE_LEN}};
+
+	ck_assert_int_eq(hmac_sha256(hm, (const uint8_t *)key, strlen(key),
+	                     parts, 2, mac),
+	    0);
+	return wire_be32(mac);
+}
+
 /*
  * Build a frame by hand, the way docs/protocol.md describes it, for the
- * frames session_send() refuses to make: MAC = HMAC-SHA256(key, [prefix]
- * || header || payload).
+ * frames session_send() refuses to make: MAC = HMAC-SHA256(key, header ||
+ * payload), or for a HELLO (chal given: the CHALLENGE it answers)
+ * HMAC(key, "lharvestd v2 hello" || T).
  */
 static void
 craft(const struct frame_hdr *h, const uint8_t *key, size_t keylen,
-    const uint8_t *prefix, const uint8_t *payload, size_t len, struct wbuf *w)
+    const struct wbuf *chal, const uint8_t *payload, size_t len, struct wbuf *w)
 {
 	uint8_t hdr[FRAME_HDR_LEN], mac[HMAC_LEN];
-	struct hmac_part parts[3];
-	size_t np = 0;
+	size_t start = w->len;
 
 	frame_hdr_encode(h, hdr);
-	if (prefix != NULL) {
-		parts[np].p = prefix;
-		parts[np++].n = MSG_NONCE_LEN;
-	}
-	parts[np].p = hdr;
-	parts[np++].n = sizeof(hdr);
-	parts[np].p = payload;
-	parts[np++].n = len;
-	ck_assert_int_eq(hmac_sha256(hm, key, keylen, parts, np, mac), 0);
 	(void)wbuf_put(w, hdr, sizeof(hdr));
 	(void)wbuf_put(w, payload, len);
+	ck_assert_int_eq(wbuf_status(w), 0);
+	if (chal != NULL) {
+		v2_keyed(key, keylen, "lharvestd v2 hello", chal,
+		    w->data + start, w->len - start, mac);
+	} else {
+		struct hmac_part parts[1] = {{w->data + start, w->len - start}};
+
+		ck_assert_int_eq(hmac_sha256(hm, key, keylen, parts, 1, mac),
+		    0);
+	}
 	(void)wbuf_put(w, mac, sizeof(mac));
 	ck_assert_int_eq(wbuf_status(w), 0);
 }
@@ -805,7 +842,7 @@ END_TEST
 /* ---- keys --------------------------------------------------------- */
 
 /* The connector signs its HELLO with a key the listener does not have
- * (it knows the listener's key too, so it can check the CHALLENGE). */
+ * (its first key; it holds the listener's too). */
 START_TEST(unknown_key)
 {
 	struct wbuf chal, hello;
@@ -819,34 +856,37 @@ START_TEST(unknown_key)
 	feed_bad(&p.l, hello.data, hello.len, "HELLO signed with unknown key");
 	pair_free(&p);
 
-	/* A CHALLENGE signed with a key the connector does not have is
-	 * answered all the same (docs/protocol.md: nothing in it is trusted
-	 * before the ACK of HELLO verifies with the session key, and a
-	 * connector may lack the listener's signing key during a rotation);
-	 * the listener then refuses the HELLO, signed with a key it lacks. */
+	/* The CHALLENGE carries nothing made with a key, so a connector
+	 * answers it whatever keys it holds; the listener then refuses the
+	 * HELLO, signed with a key it lacks. */
 	pair_init(&p, KEY_X, KEY_A, 0);
 	wbuf_reset(&chal);
 	wbuf_reset(&hello);
 	make_challenge(&p, 1, &chal);
 	make_hello(&p, 1, &chal, &hello);
-	ck_assert(p.c.challenge_unverified);
 	feed_bad(&p.l, hello.data, hello.len, "HELLO, no common key");
 	pair_free(&p);
 
-	/* A CHALLENGE whose MAC fails with a key the connector holds. */
+	/* A CHALLENGE with anything but zeros for key id or MAC. */
 	pair_init(&p, KEY_A, KEY_A, 0);
 	wbuf_reset(&chal);
 	make_challenge(&p, 1, &chal);
 	chal.data[chal.len - 1] ^= 0x40;
-	feed_bad(&p.c, chal.data, chal.len, "CHALLENGE with a bad MAC");
+	feed_bad(&p.c, chal.data, chal.len, "CHALLENGE with a MAC");
+	pair_free(&p);
+	pair_init(&p, KEY_A, KEY_A, 0);
+	wbuf_reset(&chal);
+	make_challenge(&p, 1, &chal);
+	chal.data[15] = 1;
+	feed_bad(&p.c, chal.data, chal.len, "CHALLENGE with a key id");
 	pair_free(&p);
 	wbuf_free(&chal);
 	wbuf_free(&hello);
 }
 END_TEST
 
-/* Someone without the key sends a CHALLENGE (with a key id the connector
- * does not know, so it is answered) and then its own ACK of the HELLO:
+/* Someone without the key sends a CHALLENGE (anyone can: it carries no
+ * MAC) and then its own ACK of the HELLO:
  * that ACK cannot verify with the session key, and the connector never
  * opens. */
 START_TEST(forged_challenge)
@@ -877,15 +917,8 @@ START_TEST(forged_challenge)
 	h.sender_id = frame_sender_id(L_NAME);
 	h.seq = 2;
 	/* The forger's best guess: the session key it would derive. */
-	{
-		struct hmac_part parts[3] = {{SESSION_LABEL,
-		                                 sizeof(SESSION_LABEL) - 1},
-		    {p.c.nonce_l, MSG_NONCE_LEN}, {p.c.nonce_c, MSG_NONCE_LEN}};
-
-		ck_assert_int_eq(hmac_sha256(hm, (const uint8_t *)KEY_X,
-		                     strlen(KEY_X), parts, 3, fake),
-		    0);
-	}
+	v2_keyed((const uint8_t *)KEY_X, strlen(KEY_X), "lharvestd v2 listener",
+	    &chal, hello.data, hello.len - FRAME_MAC_LEN, fake);
 	craft(&h, fake, sizeof(fake), NULL, pl.data, pl.len, &w);
 	feed_bad(&p.c, w.data, w.len, "ACK from a forger");
 	ck_assert_int_ne(p.c.state, SESSION_OPEN);
@@ -915,10 +948,10 @@ START_TEST(wrong_key_same_id)
 	fill_hello(m, 1);
 	ck_assert_int_eq(msg_hello_encode(&pl, m), 0);
 	h = next_hdr(&p, FRAME_HELLO, pl.len);
-	h.key_id = keyring_key_id((const uint8_t *)KEY_A, strlen(KEY_A));
+	h.key_id = v2_key_id(KEY_A, p.l.nonce_l);
 	h.seq = 1;
-	craft(&h, (const uint8_t *)KEY_X, strlen(KEY_X), p.l.nonce_l, pl.data,
-	    pl.len, &hello);
+	craft(&h, (const uint8_t *)KEY_X, strlen(KEY_X), &chal, pl.data, pl.len,
+	    &hello);
 	feed_bad(&p.l, hello.data, hello.len, "HELLO with a forged key id");
 
 	/* The same, signed with the right key, passes: the craft is good. */
@@ -927,8 +960,8 @@ START_TEST(wrong_key_same_id)
 	wbuf_reset(&chal);
 	wbuf_reset(&hello);
 	make_challenge(&p, 1, &chal);
-	craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A), p.l.nonce_l, pl.data,
-	    pl.len, &hello);
+	craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A), &chal, pl.data, pl.len,
+	    &hello);
 	feed_ok(&p.l, hello.data, hello.len, NULL);
 	pair_free(&p);
 	wbuf_free(&chal);
@@ -1047,14 +1080,14 @@ START_TEST(wrong_version)
 	struct pair p;
 	struct frame_hdr h;
 
-	/* A HELLO with version 2 in its header. */
+	/* A HELLO with version 3 in its header. */
 	pair_init(&p, KEY_A, KEY_A, 0);
 	wbuf_init(&chal, 0);
 	wbuf_init(&hello, 0);
 	wbuf_init(&w, 0);
 	make_challenge(&p, 1, &chal);
 	make_hello(&p, 1, &chal, &hello);
-	hello.data[4] = 2;
+	hello.data[4] = 3;
 	{
 		struct lh_err err;
 		int rc = feed(&p.l, hello.data, hello.len, NULL, NULL, &err);
@@ -1064,11 +1097,11 @@ START_TEST(wrong_version)
 	}
 	pair_free(&p);
 
-	/* A version-2 SWEEP with a valid MAC, in an open session. */
+	/* A version-3 SWEEP with a valid MAC, in an open session. */
 	pair_init(&p, KEY_A, KEY_A, 0);
 	handshake(&p, 1);
 	h = next_hdr(&p, FRAME_SWEEP, p.sweep_len);
-	h.version = 2;
+	h.version = 3;
 	craft(&h, p.c.skey, HMAC_LEN, NULL, p.sweep, p.sweep_len, &w);
 	{
 		struct lh_err err;
@@ -1204,19 +1237,20 @@ START_TEST(hello_twice)
 	pair_free(&p);
 
 	/* A second HELLO with the next number, signed with the shared key
-	 * over the nonce as the first one was, or with the session key. */
+	 * over a transcript as the first one was, or with the session key. */
 	fill_hello(m, 1);
 	ck_assert_int_eq(msg_hello_encode(&pl, m), 0);
 	for (how = 0; how < 2; how++) {
 		pair_init(&p, KEY_A, KEY_A, 0);
 		handshake(&p, 1);
+		wbuf_reset(&chal);
+		(void)wbuf_put(&chal, p.l.chal, p.l.chal_len);
 		ck_assert_int_lt(session_hello(&p.c, m, &w), 0);
 		wbuf_reset(&w);
 		h = next_hdr(&p, FRAME_HELLO, pl.len);
 		if (how == 0) {
-			h.key_id = p.cring.keys[0].id;
-			craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A),
-			    p.l.nonce_l, pl.data, pl.len, &w);
+			craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A), &chal,
+			    pl.data, pl.len, &w);
 		} else {
 			craft(&h, p.c.skey, HMAC_LEN, NULL, pl.data, pl.len,
 			    &w);
@@ -1334,14 +1368,288 @@ START_TEST(bad_hello_payload)
 	wbuf_init(&w, 0);
 	make_challenge(&p, 1, &chal);
 	h = next_hdr(&p, FRAME_HELLO, sizeof(junk));
-	h.key_id = p.cring.keys[0].id;
+	h.key_id = v2_key_id(KEY_A, p.l.nonce_l);
 	h.seq = 1;
-	craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A), p.l.nonce_l, junk,
+	craft(&h, (const uint8_t *)KEY_A, strlen(KEY_A), &chal, junk,
 	    sizeof(junk), &w);
 	feed_bad(&p.l, w.data, w.len, "HELLO with a junk payload");
 	pair_free(&p);
 	wbuf_free(&chal);
 	wbuf_free(&w);
+}
+END_TEST
+
+/* ---- protocol 2 (issue 15, items 6 and 14) ------------------------ */
+
+/*
+ * The transcript binds the whole CHALLENGE: a man in the middle who
+ * changes any bit of it (strips a capability, changes the role, the
+ * name, the time) either gets it refused by the connector or makes the
+ * listener refuse the HELLO that answers it.
+ */
+START_TEST(transcript_binds_challenge)
+{
+	struct wbuf chal, hello;
+	struct pair p;
+	size_t bit, answered = 0;
+
+	wbuf_init(&chal, 0);
+	wbuf_init(&hello, 0);
+	pair_init(&p, KEY_A, KEY_A, 0);
+	make_challenge(&p, 1, &chal);
+	pair_free(&p);
+	for (bit = 0; bit < 8 * (chal.len - FRAME_MAC_LEN); bit++) {
+		struct msg_hello *m = malloc(sizeof(*m));
+		struct wbuf mine;
+		struct lh_err err;
+		char what[64];
+
+		ck_assert_ptr_nonnull(m);
+		wbuf_init(&mine, 0);
+		pair_init(&p, KEY_A, KEY_A, 0);
+		make_challenge(&p, 1, &mine); /* the listener's own */
+		mine.data[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (feed(&p.c, mine.data, mine.len, NULL, NULL, &err) > 0) {
+			answered++;
+			fill_hello(m, 1);
+			wbuf_reset(&hello);
+			ck_assert_int_eq(session_hello(&p.c, m, &hello), 0);
+			(void)snprintf(what, sizeof(what),
+			    "HELLO to a CHALLENGE with bit %zu flipped", bit);
+			feed_bad(&p.l, hello.data, hello.len, what);
+		}
+		free(m);
+		wbuf_free(&mine);
+		pair_free(&p);
+	}
+	/* Most bits (nonce, time, capabilities) decode: the test did test
+	 * the transcript, not only the decoder. */
+	ck_assert_uint_gt(answered, 8 * (MSG_NONCE_LEN + 16));
+
+	/* The named case: capability bit 1 (metadata ops) stripped. */
+	pair_init(&p, KEY_A, KEY_A, 0);
+	wbuf_reset(&chal);
+	{
+		struct msg_challenge c;
+
+		memset(&c, 0, sizeof(c));
+		nonce(c.nonce, 1);
+		c.caps = MSG_CAP_SWEEP | MSG_CAP_MDOPS;
+		c.role = MSG_ROLE_AGGREGATOR;
+		(void)snprintf(c.name, sizeof(c.name), L_NAME);
+		ck_assert_int_eq(session_challenge(&p.l, &c, &chal), 0);
+	}
+	/* caps is the u64 after the nonce and the time: its last byte. */
+	ck_assert_uint_eq(chal.data[FRAME_HDR_LEN + MSG_NONCE_LEN + 15], 3);
+	chal.data[FRAME_HDR_LEN + MSG_NONCE_LEN + 15] = 1;
+	wbuf_reset(&hello);
+	make_hello(&p, 1, &chal, &hello);
+	ck_assert_uint_eq(p.c.challenge.caps, MSG_CAP_SWEEP);
+	feed_bad(&p.l, hello.data, hello.len, "HELLO after stripped caps");
+	pair_free(&p);
+	wbuf_free(&chal);
+	wbuf_free(&hello);
+}
+END_TEST
+
+/*
+ * Nothing a listener sends before the HELLO depends on its key (so that
+ * connecting to it is no guessing oracle), and the key id a HELLO carries
+ * is salted: another nonce, another id, and not SHA-256(key).
+ */
+START_TEST(challenge_no_oracle)
+{
+	struct wbuf a, b, ha, hb;
+	struct pair p, q;
+
+	wbuf_init(&a, 0);
+	wbuf_init(&b, 0);
+	wbuf_init(&ha, 0);
+	wbuf_init(&hb, 0);
+	pair_init(&p, KEY_A, KEY_A, 0);
+	pair_init(&q, KEY_X, KEY_X, 0);
+	make_challenge(&p, 1, &a);
+	make_challenge(&q, 1, &b);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+	ck_assert_uint_eq(wire_be32(a.data + 12), 0);
+	pair_free(&p);
+	pair_free(&q);
+
+	pair_init(&p, KEY_A, KEY_A, 0);
+	pair_init(&q, KEY_A, KEY_A, 0);
+	wbuf_reset(&a);
+	wbuf_reset(&b);
+	make_challenge(&p, 1, &a);
+	make_challenge(&q, 2, &b);
+	make_hello(&p, 1, &a, &ha);
+	make_hello(&q, 1, &b, &hb);
+	ck_assert_uint_ne(wire_be32(ha.data + 12), wire_be32(hb.data + 12));
+	ck_assert_uint_ne(wire_be32(ha.data + 12), p.cring.keys[0].id);
+	ck_assert_uint_eq(wire_be32(ha.data + 12),
+	    v2_key_id(KEY_A, p.l.nonce_l));
+	feed_ok(&p.l, ha.data, ha.len, NULL);
+	feed_ok(&q.l, hb.data, hb.len, NULL);
+	ck_assert(memcmp(p.l.skey, q.l.skey, HMAC_LEN) != 0);
+	pair_free(&p);
+	pair_free(&q);
+	wbuf_free(&a);
+	wbuf_free(&b);
+	wbuf_free(&ha);
+	wbuf_free(&hb);
+}
+END_TEST
+
+/* A version 1 frame gets the line that says what to do. */
+START_TEST(version_1_refused)
+{
+	struct wbuf chal;
+	struct pair p;
+	struct lh_err err;
+
+	pair_init(&p, KEY_A, KEY_A, 0);
+	wbuf_init(&chal, 0);
+	make_challenge(&p, 1, &chal);
+	chal.data[4] = 1;
+	ck_assert_int_eq(feed(&p.c, chal.data, chal.len, NULL, NULL, &err),
+	    -EPROTONOSUPPORT);
+	ck_assert_str_eq(err.reason,
+	    "protocol version 1: upgrade this peer to lharvestd with "
+	    "protocol 2");
+	ck_assert_int_eq(p.c.state, SESSION_CLOSED);
+	pair_free(&p);
+	wbuf_free(&chal);
+}
+END_TEST
+
+/* Refused with a reason that names the problem. */
+static void
+feed_refused(struct session *s, const uint8_t *d, size_t n, const char *want)
+{
+	struct lh_err err;
+
+	ck_assert_int_lt(feed(s, d, n, NULL, NULL, &err), 0);
+	ck_assert_msg(strstr(err.reason, want) != NULL,
+	    "reason \"%s\", expected \"%s\"", err.reason, want);
+	ck_assert_int_eq(s->state, SESSION_CLOSED);
+}
+
+/* Only a listener acknowledges: an ACK from a connector is refused, even
+ * an empty one, on its header. */
+START_TEST(ack_from_connector)
+{
+	struct pair p;
+	struct wbuf w;
+	struct frame_hdr h;
+	int empty;
+
+	for (empty = 0; empty < 2; empty++) {
+		pair_init(&p, KEY_A, KEY_A, 0);
+		handshake(&p, 1);
+		wbuf_init(&w, 0);
+		if (empty) {
+			h = next_hdr(&p, FRAME_ACK, 0);
+			craft(&h, p.c.skey, HMAC_LEN, NULL, NULL, 0, &w);
+		} else {
+			send_ack(&p.c, MSG_ACK_SWEEP, 1, 1, &w);
+		}
+		feed_refused(&p.l, w.data, FRAME_HDR_LEN,
+		    "ACK from a connector");
+		wbuf_free(&w);
+		pair_free(&p);
+	}
+}
+END_TEST
+
+/* A type this side knows, marked ignorable: refused, not skipped. */
+START_TEST(known_type_ignorable)
+{
+	static const uint8_t types[] = {FRAME_SWEEP, FRAME_BYE};
+	struct pair p;
+	struct wbuf w;
+	struct frame_hdr h;
+	size_t i;
+
+	for (i = 0; i < sizeof(types); i++) {
+		pair_init(&p, KEY_A, KEY_A, 0);
+		handshake(&p, 1);
+		wbuf_init(&w, 0);
+		h = next_hdr(&p, types[i], p.sweep_len);
+		h.flags = FRAME_F_IGNORABLE;
+		craft(&h, p.c.skey, HMAC_LEN, NULL, p.sweep, p.sweep_len, &w);
+		feed_refused(&p.l, w.data, w.len, "ignorable flag");
+		wbuf_free(&w);
+		pair_free(&p);
+	}
+	/* An ACK from the listener, likewise. */
+	pair_init(&p, KEY_A, KEY_A, 0);
+	handshake(&p, 1);
+	wbuf_init(&w, 0);
+	send_frame(&p.l, FRAME_ACK, FRAME_F_IGNORABLE, 0, p.sweep, 0, &w);
+	feed_refused(&p.c, w.data, w.len, "ignorable flag");
+	wbuf_free(&w);
+	pair_free(&p);
+}
+END_TEST
+
+/* ACK and BYE carry sweep id 0, refused on the header otherwise. */
+START_TEST(ack_bye_sweep_id)
+{
+	struct msg_bye b = {0, "bye"};
+	struct wbuf w, pl;
+	struct pair p;
+
+	pair_init(&p, KEY_A, KEY_A, 0);
+	handshake(&p, 1);
+	wbuf_init(&w, 0);
+	wbuf_init(&pl, 0);
+	ck_assert_int_eq(msg_bye_encode(&pl, &b), 0);
+	send_frame(&p.c, FRAME_BYE, 0, 1718000000, pl.data, pl.len, &w);
+	feed_refused(&p.l, w.data, FRAME_HDR_LEN, "sweep id not 0");
+	pair_free(&p);
+
+	pair_init(&p, KEY_A, KEY_A, 0);
+	handshake(&p, 1);
+	wbuf_reset(&w);
+	wbuf_reset(&pl);
+	{
+		struct msg_ack a = {MSG_ACK_SWEEP, 3, 1, 1};
+
+		ck_assert_int_eq(msg_ack_encode(&pl, &a), 0);
+	}
+	send_frame(&p.l, FRAME_ACK, 0, 1718000000, pl.data, pl.len, &w);
+	feed_refused(&p.c, w.data, FRAME_HDR_LEN, "sweep id not 0");
+	pair_free(&p);
+	/* A CHALLENGE, likewise. */
+	pair_init(&p, KEY_A, KEY_A, 0);
+	wbuf_reset(&w);
+	make_challenge(&p, 1, &w);
+	w.data[39] = 1;
+	feed_refused(&p.c, w.data, w.len, "sweep id not 0");
+	pair_free(&p);
+	wbuf_free(&w);
+	wbuf_free(&pl);
+}
+END_TEST
+
+/* A CHALLENGE header announcing more than the longest legal one is
+ * refused before its payload is buffered. */
+START_TEST(challenge_too_long)
+{
+	struct frame_hdr h;
+	uint8_t hdr[FRAME_HDR_LEN];
+	struct pair p;
+
+	pair_init(&p, KEY_A, KEY_A, 0);
+	memset(&h, 0, sizeof(h));
+	h.version = FRAME_VERSION;
+	h.type = FRAME_CHALLENGE;
+	h.len = MSG_CHALLENGE_MAX + 1;
+	h.sender_id = frame_sender_id(L_NAME);
+	h.seq = 1;
+	frame_hdr_encode(&h, hdr);
+	feed_refused(&p.c, hdr, sizeof(hdr), "CHALLENGE too long");
+	pair_free(&p);
 }
 END_TEST
 
@@ -1378,6 +1686,13 @@ main(void)
 	tcase_add_test(tc, unknown_type);
 	tcase_add_test(tc, closed_stays_closed);
 	tcase_add_test(tc, bad_hello_payload);
+	tcase_add_test(tc, transcript_binds_challenge);
+	tcase_add_test(tc, challenge_no_oracle);
+	tcase_add_test(tc, version_1_refused);
+	tcase_add_test(tc, ack_from_connector);
+	tcase_add_test(tc, known_type_ignorable);
+	tcase_add_test(tc, ack_bye_sweep_id);
+	tcase_add_test(tc, challenge_too_long);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
