@@ -493,10 +493,11 @@ part_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	return 0;
 }
 
-/* The sender's batches already in w, and (when not NULL) one more. */
+/* The sender's batches already in w, and (when not NULL) one more,
+ * whose header is then left in *ret_h. */
 static int
 parts_load(struct parts *p, const struct sw_sweep *w, uint32_t sender,
-    const uint8_t *payload, size_t n)
+    const uint8_t *payload, size_t n, struct msg_sweep *ret_h)
 {
 	struct msg_sweep h;
 	size_t i;
@@ -513,7 +514,7 @@ parts_load(struct parts *p, const struct sw_sweep *w, uint32_t sender,
 	}
 	if (payload == NULL)
 		return 0;
-	return msg_sweep_decode(&h, payload, n, part_rec, p, NULL);
+	return msg_sweep_decode(ret_h, payload, n, part_rec, p, NULL);
 }
 
 /* Room for a combined record's sums: its client's, and its ops'. */
@@ -597,7 +598,8 @@ part_apply(struct add_ctx *c, const struct sw_part *e, bool add)
  * back combined; everything that needs memory is had first.
  */
 static int
-combine(struct add_ctx *c, uint32_t sender, const uint8_t *payload, size_t n)
+combine(struct add_ctx *c, uint32_t sender, const uint8_t *payload, size_t n,
+    struct msg_sweep *ret_h)
 {
 	struct parts old, all;
 	size_t i;
@@ -608,9 +610,9 @@ combine(struct add_ctx *c, uint32_t sender, const uint8_t *payload, size_t n)
 	old.s = all.s = c->s;
 	hindex_init(&old.index);
 	hindex_init(&all.index);
-	rc = parts_load(&old, c->w, sender, NULL, 0);
+	rc = parts_load(&old, c->w, sender, NULL, 0, NULL);
 	if (rc == 0)
-		rc = parts_load(&all, c->w, sender, payload, n);
+		rc = parts_load(&all, c->w, sender, payload, n, ret_h);
 	for (i = 0; i < all.n && rc == 0; i++)
 		rc = part_reserve(c, &all.v[i]);
 	if (rc == 0) {
@@ -690,7 +692,7 @@ repoint_acks(struct sweeps *s, const char *sender, uint64_t peer, uint64_t seq)
 
 int
 sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
-    const struct msg_sweep *hdr, const uint8_t *payload, size_t n,
+    struct msg_sweep *hdr, const uint8_t *payload, size_t n,
     uint64_t safe_batch, uint64_t peer, uint64_t seq, struct lh_err *err)
 {
 	struct msg_sweep h;
@@ -733,7 +735,7 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	ctx.s = s;
 	ctx.w = w;
 	if (holds_batch_of(w, sidx))
-		rc = combine(&ctx, sidx, payload, n);
+		rc = combine(&ctx, sidx, payload, n, &h);
 	else
 		rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
 	if (rc < 0) {
@@ -755,6 +757,8 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	p->pending_sweep = w->id;
 	if (w->id > p->last_reported)
 		p->last_reported = w->id;
+	if (hdr != NULL)
+		hdr->nops_dropped = h.nops_dropped;
 	return verdict;
 }
 

@@ -122,13 +122,15 @@ void sweeps_free(struct sweeps *s);
  * A SWEEP frame (authenticated) from sender: sweep_id from its header,
  * payload its SWEEP message, hdr what msg_sweep_decode() made of that
  * payload's header (NULL: decoded here; a caller that has it spares a
- * pass over the records).  safe_batch: the sender's highest batch in
- * the caller's ledger.  peer and seq say where to acknowledge it.
- * Returns an enum sweeps_verdict, or a negative errno with err set (a
- * malformed SWEEP: nothing of it is counted).
+ * pass over the records); when it is counted, hdr->nops_dropped is set
+ * to the records whose op counts the decoder left out (it counts them
+ * only while handing records out).  safe_batch: the sender's highest
+ * batch in the caller's ledger.  peer and seq say where to acknowledge
+ * it.  Returns an enum sweeps_verdict, or a negative errno with err set
+ * (a malformed SWEEP: nothing of it is counted).
  */
 int sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
-    const struct msg_sweep *hdr, const uint8_t *payload, size_t n,
+    struct msg_sweep *hdr, const uint8_t *payload, size_t n,
     uint64_t safe_batch, uint64_t peer, uint64_t seq, struct lh_err *err);
 
 /* Batches counted in the oldest open sweep so far. */

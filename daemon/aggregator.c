@@ -124,6 +124,10 @@ struct aggregator {
 	 * refused (batch number or sweep id out of bounds). */
 	uint64_t duplicates, held_batches, refused;
 	struct ratelimit dup_rl, held_rl, refused_rl;
+	/* What the decoder left out of SWEEPs counted (docs/protocol.md
+	 * 4.4): records, and records' metadata-op counts. */
+	uint64_t dropped_recs, dropped_ops;
+	struct ratelimit dropped_rl;
 	/* What the last closed sweep cost, for the -v lines the benchmark
 	 * (tests/bench/agg_load.sh) reads: its values going out. */
 	struct {
@@ -912,15 +916,57 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 
 /*
  * A SWEEP's header, the whole payload checked.  The one place that says
- * what of a SWEEP is refused: today the decoder refuses it whole for any
- * bad record (the peer is dropped with the reason).
+ * what of a SWEEP is refused: only one that cannot be decoded (the peer
+ * is dropped with the reason).  What the decoder leaves out of one that
+ * decodes (records of a filesystem whose name cannot be a metric name,
+ * op counts above mds_ops) is noted by note_dropped() once it is counted.
  */
 static int
-sweep_header(struct receiver_peer *p, const struct session_frame *f,
-    struct msg_sweep *h, struct lh_err *err)
+sweep_header(const struct session_frame *f, struct msg_sweep *h,
+    struct lh_err *err)
 {
-	(void)p;
 	return msg_sweep_decode(h, f->payload, f->hdr.len, NULL, NULL, err);
+}
+
+/* The first filesystem of h the decoder dropped, for the log. */
+static void
+first_dropped_fs(const struct msg_sweep *h, char *out, size_t size)
+{
+	unsigned i;
+
+	(void)snprintf(out, size, "-");
+	for (i = 0; i < h->nfs && i < 64; i++) {
+		if ((h->fs_dropped & ((uint64_t)1 << i)) != 0) {
+			log_safe(out, size, h->fs[i]);
+			return;
+		}
+	}
+}
+
+/* A SWEEP counted without the parts the decoder could not use: counted,
+ * and a line at most once a minute (issue 15, item 9). */
+static void
+note_dropped(struct aggregator *a, struct receiver_peer *p,
+    const struct msg_sweep *h)
+{
+	char fs[MSG_FS_MAX];
+	uint64_t skipped;
+
+	if (h->ndropped == 0 && h->nops_dropped == 0)
+		return;
+	a->dropped_recs += h->ndropped;
+	a->dropped_ops += h->nops_dropped;
+	if (!ratelimit_pass(&a->dropped_rl, &skipped))
+		return;
+	first_dropped_fs(h, fs, sizeof(fs));
+	log_warnx("gatherer %s (%s): batch %" PRIu64 ": %" PRIu32
+	          " records of filesystems whose names cannot be metric "
+	          "names (%s) and the op counts of %" PRIu32
+	          " records above their mds_ops dropped, the rest counted "
+	          "(%" PRIu64 " records and %" PRIu64
+	          " op counts in all, %" PRIu64 " lines not logged)",
+	    receiver_peer_name(p), receiver_peer_addr(p), h->batch, h->ndropped,
+	    fs, h->nops_dropped, a->dropped_recs, a->dropped_ops, skipped);
 }
 
 /* A batch counted already, sent again (its ACK was lost): acknowledged
@@ -1014,7 +1060,7 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 
 	if (f->hdr.type != FRAME_SWEEP)
 		return 0; /* a later message type this version ignores */
-	v = sweep_header(p, f, &h, err);
+	v = sweep_header(f, &h, err);
 	if (v < 0)
 		return v;
 	if (held_resend(a, sender, &h, f, receiver_peer_id(p)))
@@ -1034,6 +1080,8 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 	    f->hdr.len, safe, receiver_peer_id(p), f->hdr.seq, err);
 	if (v < 0)
 		return v;
+	if (v != SWEEPS_RESEND)
+		note_dropped(a, p, &h);
 	close_ready(a);
 	return 0;
 }

@@ -9,7 +9,9 @@
 #  - a resend of a counted batch is acknowledged as a duplicate and logged;
 #  - a ledger file that cannot be read holds its sender's batches
 #    unacknowledged, is left as it is, and the line names the file and the
-#    way out; once fixed, batches flow again.
+#    way out; once fixed, batches flow again;
+#  - a SWEEP with an unusable filesystem is counted without it, one line
+#    and a counter, and acknowledged (item 9: it was resent forever).
 set -uo pipefail
 bin=$1
 # shellcheck source=dumplib.sh
@@ -138,4 +140,20 @@ printf '%s\n' "$b1" >"$ledger"
 send c8 oss1 "$b2" && t_pass "fixed by hand: the batch is acknowledged" ||
 	t_fail "fixed by hand: the batch is acknowledged" "$(cat "$tmp/c8")"
 t_check "fixed by hand: the ledger moves on" test "$(cat "$ledger")" = "$b2"
+
+# 7. A filesystem name that cannot be a metric name: its records dropped,
+#    the rest counted and acknowledged.
+printf 'scratch 10.1.0.5@o2ib 4000 0 0 0 1 0\nhome 10.1.0.6@o2ib 6000 0 0 0 1 0\n' >"$tmp/recs2"
+n=$(lines)
+if timeout 30 "$client" -c "$addr" -k "$tmp/keys" -n oss3 \
+	--records "$tmp/recs2" --rename-fs 'home=h<me' --interval 2 \
+	--sweep-id "$sweep" --batch 5 --timeout 8 >"$tmp/c9" 2>&1; then
+	t_pass "a SWEEP with an unusable filesystem is acknowledged"
+else
+	t_fail "a SWEEP with an unusable filesystem is acknowledged" "$(cat "$tmp/c9")"
+fi
+t_check "one line says what was dropped" \
+	grep -qE 'gatherer oss3 .*: batch 5: 1 records of filesystems whose names cannot be metric names \(h<me\) .* dropped, the rest counted \(1 records' "$tmp/agg.log"
+t_check "the rest is counted" \
+	wait_grep "$tmp/agg.log" 'sweep [0-9]+: fs scratch: 1 clients, read_bytes 4000 ' 5
 t_summary

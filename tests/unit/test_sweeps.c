@@ -690,6 +690,64 @@ START_TEST(dictionary_pruned)
 }
 END_TEST
 
+/*
+ * Issue 15, item 9: a record whose op counts add up to more than its
+ * mds_ops is counted without them; sweeps_add() tells the caller how
+ * many (the decoder counts them only while handing records out), for a
+ * first batch and for a second one combined with it.
+ */
+START_TEST(ops_above_mds_dropped)
+{
+	static const struct msg_sweep zero;
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct msg_sweep h = zero, got;
+	struct sweeps_report rep;
+	struct seen_ops seen;
+	struct msg_rec mr;
+	struct mdops ops;
+	struct lh_err err;
+	struct wbuf w;
+	uint64_t batch;
+
+	memset(&ops, 0, sizeof(ops));
+	ops.v[MDOPS_OPEN] = 500000;
+	h.first_sweep = T0;
+	h.start_ns = T0 * S;
+	h.span_us = 20000000;
+	h.nfs = 1;
+	h.ops = true;
+	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	memset(&mr, 0, sizeof(mr));
+	mr.nid = "10.1.0.9@o2ib"; /* on_client_ops: no ops */
+	mr.span_us = 20000000;
+	mr.d.mds_ops = 10;
+	mr.ops = &ops;
+	for (batch = 1; batch <= 2; batch++) {
+		h.batch = batch;
+		wbuf_init(&w, 0);
+		ck_assert_int_eq(msg_sweep_encode(&w, &h, &mr, 1), 0);
+		ck_assert_int_eq(msg_sweep_decode(&got, w.data, w.len, NULL,
+		                     NULL, &err),
+		    0);
+		ck_assert_uint_eq(got.nops_dropped, 0); /* not counted yet */
+		ck_assert_int_ge(sweeps_add(s, "mds1", T0, &got, w.data, w.len,
+		                     0, 7, batch, &err),
+		    0);
+		ck_assert_uint_eq(got.nops_dropped, 1);
+		wbuf_free(&w);
+	}
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client_ops, on_fs_ops,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.nclients, 1);
+	ck_assert_uint_eq(seen.nwith, 0);
+	ck_assert_uint_eq(seen.total.d.v[MDOPS_OPEN], 0);
+	ck_assert_uint_eq(rep.nacks, 2);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -706,6 +764,7 @@ main(void)
 	tcase_add_test(tc, late_and_on_time_combined);
 	tcase_add_test(tc, ack_order_follows_batches);
 	tcase_add_test(tc, shift_relabels);
+	tcase_add_test(tc, ops_above_mds_dropped);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
 	tcase_add_test(tc, dictionary_pruned);
