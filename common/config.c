@@ -10,6 +10,7 @@
 
 #include <confuse.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "mdops.h"
 #include "netroute.h"
@@ -409,6 +410,54 @@ validate_max_connections(cfg_t *cfg, cfg_opt_t *opt)
 	return validate_range(cfg, opt, 1, 65536, "");
 }
 
+/* Listener admission keys (findings 1 and 15 of issue 15). */
+static int
+validate_admission(cfg_t *cfg, cfg_opt_t *opt)
+{
+	return validate_range(cfg, opt, 1,
+	    strcmp(opt->name, "frame_timeout") == 0 ? 86400 : 1000000, "");
+}
+
+static int
+validate_allow(cfg_t *cfg, cfg_opt_t *opt)
+{
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		struct lh_err e;
+
+		if (cidr_parse(cfg_opt_getnstr(opt, i), &(struct cidr){0}, &e) <
+		    0) {
+			cfg_error(cfg, "allow: %s", e.reason);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+fill_admission(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
+{
+	unsigned n = cfg_size(cfg, "allow");
+
+	c->frame_timeout = (unsigned)cfg_getint(cfg, "frame_timeout");
+	c->max_unauthenticated =
+	    (unsigned)cfg_getint(cfg, "max_unauthenticated");
+	c->max_per_source = (unsigned)cfg_getint(cfg, "max_per_source");
+	c->accept_rate = (unsigned)cfg_getint(cfg, "accept_rate");
+	c->accept_burst = (unsigned)cfg_getint(cfg, "accept_burst");
+	if (n == 0)
+		return 0;
+	c->allow = calloc(n, sizeof(*c->allow));
+	if (c->allow == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		if (cidr_parse(cfg_getnstr(cfg, "allow", i), &c->allow[i],
+		        err) < 0)
+			return -EINVAL; /* validate_allow saw it first */
+	}
+	c->nallow = n;
+	return 0;
+}
+
 static char *
 dup_or_null(const char *s)
 {
@@ -658,6 +707,9 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	rc = fill_aggregator(c, cfg, err);
 	if (rc < 0)
 		return rc;
+	rc = fill_admission(c, cfg, err);
+	if (rc < 0)
+		return rc;
 	return fill_routes(c, cfg, err);
 }
 
@@ -707,6 +759,14 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	        CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	    CFG_STR("default_route", "", CFGF_NONE),
 	    CFG_BOOL("spoof", cfg_false, CFGF_NONE),
+	    /* Listener admission. */
+	    CFG_INT("frame_timeout", CONFIG_DEFAULT_FRAME_TIMEOUT, CFGF_NONE),
+	    CFG_INT("max_unauthenticated", CONFIG_DEFAULT_MAX_UNAUTH,
+	        CFGF_NONE),
+	    CFG_INT("max_per_source", CONFIG_DEFAULT_MAX_PER_SOURCE, CFGF_NONE),
+	    CFG_INT("accept_rate", CONFIG_DEFAULT_ACCEPT_RATE, CFGF_NONE),
+	    CFG_INT("accept_burst", CONFIG_DEFAULT_ACCEPT_BURST, CFGF_NONE),
+	    CFG_STR_LIST("allow", no_filesystems, CFGF_NONE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -748,6 +808,13 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "filesystem|metric_prefix",
 	    validate_prefix);
 	(void)cfg_set_validate_func(cfg, "route|networks", validate_networks);
+	(void)cfg_set_validate_func(cfg, "frame_timeout", validate_admission);
+	(void)cfg_set_validate_func(cfg, "max_unauthenticated",
+	    validate_admission);
+	(void)cfg_set_validate_func(cfg, "max_per_source", validate_admission);
+	(void)cfg_set_validate_func(cfg, "accept_rate", validate_admission);
+	(void)cfg_set_validate_func(cfg, "accept_burst", validate_admission);
+	(void)cfg_set_validate_func(cfg, "allow", validate_allow);
 	(void)cfg_set_validate_func(cfg, "route|server", validate_server);
 
 	parse_err = err;
@@ -826,6 +893,7 @@ config_free(struct lh_config *c)
 		free(c->routes[i].host);
 	}
 	free(c->routes);
+	free(c->allow);
 	free(c->listen_host);
 	free(c->gmond_conf);
 	free(c->hosts_file);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+struct cidr;
 struct lh_err;
 
 enum lh_role {
@@ -32,6 +33,13 @@ enum lh_role {
 #define CONFIG_DEFAULT_GMOND_CONF  "/etc/ganglia/gmond.conf"
 #define CONFIG_DEFAULT_META_IVL    60
 #define CONFIG_DEFAULT_TOTALS_HOST "lustre-totals"
+
+/* Listener admission (docs/reliability.md, findings 1 and 15). */
+#define CONFIG_DEFAULT_FRAME_TIMEOUT  60
+#define CONFIG_DEFAULT_MAX_UNAUTH     256
+#define CONFIG_DEFAULT_MAX_PER_SOURCE 256
+#define CONFIG_DEFAULT_ACCEPT_RATE    100
+#define CONFIG_DEFAULT_ACCEPT_BURST   256
 
 /* A relay's downstream: the aggregator (or relay) of one cluster, and
  * the LNet networks of its clients (route sections, netroute.h). */
@@ -66,6 +74,14 @@ struct lh_config {
 	unsigned handshake_timeout; /* seconds */
 	unsigned read_timeout;      /* seconds; 0 = max(120, 3 x interval) */
 	unsigned max_connections;
+	/* Listener admission (docs/reliability.md, findings 1 and 15). */
+	unsigned frame_timeout;       /* seconds from a frame's first byte */
+	unsigned max_unauthenticated; /* connections before their HELLO */
+	unsigned max_per_source;      /* per IPv4 address or IPv6 /64 */
+	unsigned accept_rate;         /* accepts a second after the burst */
+	unsigned accept_burst;
+	struct cidr *allow; /* empty: every address */
+	size_t nallow;
 	/* Aggregator. */
 	char *listen_host; /* "0.0.0.0" */
 	unsigned listen_port;

@@ -213,4 +213,13 @@ typedef int (
 int msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n,
     msg_rec_cb cb, void *arg, struct lh_err *err);
 
+/*
+ * The largest legal HELLO payload (docs/protocol.md 4.2 and 6), the most a
+ * listener buffers before a peer has proved it holds a key: nonce 32, role
+ * 1, software 1+31, time 8, interval 4, capabilities 8, name 1+63,
+ * varint(64) 1, 64 filesystems of 1+63, varint(512) 2, 512 targets of
+ * 1+1+63: 32+1+32+8+4+8+64+1+4096+2+33280 = 37528 bytes.
+ */
+#define MSG_HELLO_MAX 37528
+
 #endif

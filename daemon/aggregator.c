@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "aggregator.h"
+#include "cidr.h"
 #include "clock.h"
 #include "config.h"
 #include "err.h"
@@ -1246,6 +1247,14 @@ make_receiver(struct aggregator *a, const struct lh_config *cfg,
 	rc.handshake_timeout = cfg->handshake_timeout;
 	rc.read_timeout = config_read_timeout(cfg);
 	rc.max_conns = cfg->max_connections;
+	rc.interval = cfg->interval;
+	rc.frame_timeout = cfg->frame_timeout;
+	rc.max_unauth = cfg->max_unauthenticated;
+	rc.max_per_source = cfg->max_per_source;
+	rc.accept_rate = cfg->accept_rate;
+	rc.accept_burst = cfg->accept_burst;
+	rc.allow = cfg->allow;
+	rc.nallow = cfg->nallow;
 	rc.on_hello = on_hello;
 	rc.on_frame = on_frame;
 	rc.on_close = on_close;
@@ -1291,6 +1300,21 @@ same_listen(const struct aggregator *a, const struct lh_config *cfg)
 	return a->rcv != NULL && strcmp(receiver_addr(a->rcv), want) == 0;
 }
 
+/* The listener's admission keys (receiver.h) and the interval it reads
+ * a name takeover by. */
+static bool
+admission_changed(const struct lh_config *a, const struct lh_config *b)
+{
+	return a->interval != b->interval ||
+	    a->frame_timeout != b->frame_timeout ||
+	    a->max_unauthenticated != b->max_unauthenticated ||
+	    a->max_per_source != b->max_per_source ||
+	    a->accept_rate != b->accept_rate ||
+	    a->accept_burst != b->accept_burst || a->nallow != b->nallow ||
+	    (a->nallow > 0 &&
+	        memcmp(a->allow, b->allow, a->nallow * sizeof(*a->allow)) != 0);
+}
+
 /* What the listening socket and its peers were made with. */
 static bool
 receiver_changed(const struct aggregator *ag, const struct lh_config *b)
@@ -1301,7 +1325,7 @@ receiver_changed(const struct aggregator *ag, const struct lh_config *b)
 	    a->max_frame != b->max_frame ||
 	    a->handshake_timeout != b->handshake_timeout ||
 	    config_read_timeout(a) != config_read_timeout(b) ||
-	    a->max_connections != b->max_connections;
+	    a->max_connections != b->max_connections || admission_changed(a, b);
 }
 
 /* What a relay's routes and their connections were made with. */

@@ -23,13 +23,16 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "cidr.h"
 #include "clock.h"
+#include "connlimit.h"
 #include "err.h"
 #include "frame.h"
 #include "hmac.h"
 #include "keyfile.h"
 #include "log.h"
 #include "msg.h"
+#include "ratelog.h"
 #include "receiver.h"
 #include "session.h"
 #include "wire.h"
@@ -37,14 +40,37 @@
 #define RECEIVER_ADDR_MAX      (NI_MAXHOST + NI_MAXSERV + 4)
 #define RECEIVER_FLUSH_TIMEOUT 5 /* seconds to flush a goodbye */
 #define RECEIVER_ACCEPT_PAUSE  1 /* seconds without accept after EMFILE */
+/* The most a peer may have buffered before its HELLO verified: a whole
+ * frame of the largest legal HELLO (finding 1 of issue 15). */
+#define RECEIVER_PREAUTH_MAX   (FRAME_OVERHEAD + (size_t)MSG_HELLO_MAX)
+
+/* What a line about a stranger's connection is counted under: one line
+ * of each kind a period (ratelog.h). */
+enum receiver_rl {
+	RL_ALLOW,   /* address outside the allow list */
+	RL_SOURCE,  /* max_per_source of its address past their HELLO */
+	RL_FULL,    /* max_connections past their HELLO */
+	RL_EVICT,   /* oldest without a HELLO, dropped for a newer one */
+	RL_MAGIC,   /* not the lharvestd protocol */
+	RL_TIMEOUT, /* no HELLO in time */
+	RL_CLOSED,  /* closed before its HELLO */
+	RL_KEY,     /* a HELLO signed with a key we do not have */
+	RL_HELLO,   /* any other fault before the HELLO verified */
+	RL_N,
+};
 
 struct receiver_peer {
 	TAILQ_ENTRY(receiver_peer) entry;
 	struct receiver *r;
 	uint64_t id;
 	struct bufferevent *bev;
-	struct event *hs_timer; /* the HELLO must complete before it fires */
+	/* Before the HELLO: the handshake deadline, from accept.  After: the
+	 * frame deadline, from the first byte of a frame (a byte a second
+	 * must not keep a frame open for ever, finding 15). */
+	struct event *hs_timer;
 	struct session s;
+	struct connlimit_src src;
+	uint64_t last_frame_ns; /* monotonic: the last verified frame */
 	size_t need;  /* bytes to buffer before calling session_input */
 	bool open;    /* on_hello accepted the peer */
 	bool closing; /* flushing a goodbye, reading nothing more */
@@ -65,11 +91,97 @@ struct receiver {
 	struct receiver_conf conf;
 	char name[MSG_NAME_MAX];
 	char addr[RECEIVER_ADDR_MAX];
-	struct receiver_peers live;
+	struct receiver_peers live; /* oldest first */
 	struct receiver_peers dead;
 	size_t nlive;
+	size_t nunauth; /* live peers whose HELLO the role did not accept */
 	uint64_t next_id;
+	struct cidr *allow; /* conf.allow, copied */
+	struct connlimit_bucket bucket;
+	struct event *rl_ev; /* logs what ratelog counted */
+	struct ratelog rl[RL_N];
 };
+
+static const char *const rl_what[RL_N] = {
+    [RL_ALLOW] = "refused: not in the allow list",
+    [RL_SOURCE] = "refused: max_per_source from their address",
+    [RL_FULL] = "refused: max_connections open",
+    [RL_EVICT] = "dropped before their HELLO for newer connections",
+    [RL_MAGIC] = "dropped: not the lharvestd protocol",
+    [RL_TIMEOUT] = "dropped: no HELLO in time",
+    [RL_CLOSED] = "closed before their HELLO",
+    [RL_KEY] = "dropped: HELLO signed with an unknown key",
+    [RL_HELLO] = "dropped before their HELLO verified",
+};
+
+static void
+rl_schedule(struct receiver *r)
+{
+	uint64_t due = 0, now = clock_monotonic_ns();
+	struct timeval tv;
+
+	for (int k = 0; k < RL_N; k++) {
+		uint64_t d = ratelog_due(&r->rl[k]);
+
+		if (d != 0 && (due == 0 || d < due))
+			due = d;
+	}
+	if (due == 0)
+		return;
+	/* A microsecond late rather than early: flush finds it due. */
+	due = (due > now ? due - now : 0) + 1000;
+	tv.tv_sec = (time_t)(due / CLOCK_NS_PER_S);
+	tv.tv_usec = (suseconds_t)(due % CLOCK_NS_PER_S / 1000);
+	(void)evtimer_add(r->rl_ev, &tv);
+}
+
+/* Log what ratelog counted, once its period is over; closing: now, so
+ * that nothing counted is lost with the receiver. */
+static void
+rl_flush(struct receiver *r, bool closing)
+{
+	const uint64_t period = RECEIVER_LOG_PERIOD * CLOCK_NS_PER_S;
+	uint64_t now = clock_monotonic_ns();
+
+	for (int k = 0; k < RL_N; k++) {
+		struct ratelog *rl = &r->rl[k];
+		uint64_t since = rl->until_ns - period;
+		uint64_t at =
+		    closing && now < rl->until_ns ? rl->until_ns : now;
+		unsigned n = ratelog_flush(rl, at, period);
+		uint64_t secs =
+		    (now - since + CLOCK_NS_PER_S / 2) / CLOCK_NS_PER_S;
+
+		if (n > 0)
+			log_warnx("listener %s: %u more connections %s in the "
+			          "last %llu s",
+			    r->addr, n, rl_what[k],
+			    (unsigned long long)(secs > 0 ? secs : 1));
+	}
+}
+
+static void
+rl_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct receiver *r = arg;
+
+	(void)fd;
+	(void)what;
+	rl_flush(r, false);
+	rl_schedule(r);
+}
+
+/* Whether a line of this kind is logged now (else it is counted). */
+static bool
+rl_take(struct receiver *r, enum receiver_rl k)
+{
+	if (ratelog_take(&r->rl[k], clock_monotonic_ns(),
+	        RECEIVER_LOG_PERIOD * CLOCK_NS_PER_S))
+		return true;
+	if (r->rl[k].suppressed == 1)
+		rl_schedule(r);
+	return false;
+}
 
 static void
 addr_format(const struct sockaddr *sa, socklen_t salen, char *buf, size_t size)
@@ -105,6 +217,8 @@ peer_finish(struct receiver_peer *p, const char *reason)
 	(void)evtimer_del(p->hs_timer);
 	TAILQ_REMOVE(&r->live, p, entry);
 	r->nlive--;
+	if (!p->open)
+		r->nunauth--;
 	TAILQ_INSERT_TAIL(&r->dead, p, entry);
 	event_active(r->reap_ev, EV_TIMEOUT, 0);
 }
@@ -134,14 +248,23 @@ reap_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-void
-receiver_peer_drop(struct receiver_peer *p, const char *reason)
+/* Drop with one line; a peer that has not shown it holds a key gets one
+ * line of each kind a period, not one each. */
+static void
+peer_drop_as(struct receiver_peer *p, enum receiver_rl k, const char *reason)
 {
 	if (p->dead)
 		return;
-	log_warnx("peer %s %s: %s, dropping connection", p->name, p->addr,
-	    reason);
+	if (p->open || rl_take(p->r, k))
+		log_warnx("peer %s %s: %s, dropping connection", p->name,
+		    p->addr, reason);
 	peer_finish(p, reason);
+}
+
+void
+receiver_peer_drop(struct receiver_peer *p, const char *reason)
+{
+	peer_drop_as(p, RL_HELLO, reason);
 }
 
 static void
@@ -170,6 +293,7 @@ peer_close_flushed(struct receiver_peer *p)
 	struct timeval tv = {RECEIVER_FLUSH_TIMEOUT, 0};
 
 	p->closing = true;
+	(void)evtimer_del(p->hs_timer); /* no frame is read any more */
 	(void)bufferevent_disable(p->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(p->bev)) == 0) {
 		peer_finish(p, "closed");
@@ -245,6 +369,61 @@ peer_bye(struct receiver_peer *p, uint8_t reason, const char *text)
 	wbuf_free(&w);
 }
 
+/* The open peer, other than p, that carries this name. */
+static struct receiver_peer *
+peer_named(struct receiver_peer *p, const char *name)
+{
+	struct receiver_peer *q;
+
+	TAILQ_FOREACH(q, &p->r->live, entry) {
+		/* cppcheck does not see sys/queue.h: q is the loop cursor. */
+		/* cppcheck-suppress uninitvar */
+		if (q != p && q->open && !q->closing &&
+		    strcmp(q->s.hello->name, name) == 0)
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * A HELLO under a name already open (finding 2): refused while the older
+ * connection carried a frame within the last interval (two live senders
+ * of one name would each be acked the other's batches as duplicates);
+ * otherwise the older one is presumed dead (a gatherer back from a
+ * network cut) and closed, so the newer need not wait for read_timeout.
+ * Returns false when p was refused.
+ */
+static bool
+peer_take_name(struct receiver_peer *p, const struct msg_hello *h)
+{
+	struct receiver *r = p->r;
+	struct receiver_peer *q = peer_named(p, h->name);
+	uint64_t ivl = (uint64_t)r->conf.interval * CLOCK_NS_PER_S;
+	uint64_t quiet;
+	char why[RECEIVER_ADDR_MAX + 96];
+
+	if (q == NULL)
+		return true;
+	quiet = clock_monotonic_ns() - q->last_frame_ns;
+	if (quiet < ivl) {
+		(void)snprintf(why, sizeof(why),
+		    "refused: name already connected from %s, which carried a "
+		    "frame %.1f s ago",
+		    q->addr, (double)quiet / 1e9);
+		log_warnx("peer %s %s: %s, dropping connection", p->name,
+		    p->addr, why);
+		peer_bye(p, 2, why);
+		if (!p->dead)
+			peer_close_flushed(p);
+		return false;
+	}
+	(void)snprintf(why, sizeof(why),
+	    "no frame for %.1f s, replaced by a new connection from %s",
+	    (double)quiet / 1e9, p->addr);
+	receiver_peer_drop(q, why);
+	return true;
+}
+
 static void
 peer_hello(struct receiver_peer *p, const struct session_frame *f)
 {
@@ -270,6 +449,8 @@ peer_hello(struct receiver_peer *p, const struct session_frame *f)
 		    p->addr, skew > 0 ? "ahead of" : "behind",
 		    (double)(skew > 0 ? skew : -skew) / 1e9);
 
+	if (!peer_take_name(p, h))
+		return;
 	lh_err_clear(&err);
 	if (r->conf.on_hello != NULL &&
 	    r->conf.on_hello(r->conf.arg, p, h, &err) < 0) {
@@ -285,6 +466,8 @@ peer_hello(struct receiver_peer *p, const struct session_frame *f)
 		return;
 	}
 	p->open = true;
+	r->nunauth--;
+	p->last_frame_ns = clock_monotonic_ns();
 	memset(&ack, 0, sizeof(ack));
 	ack.kind = MSG_ACK_HELLO;
 	ack.seq = f->hdr.seq;
@@ -326,6 +509,7 @@ peer_frame(struct receiver_peer *p, const struct session_frame *f)
 			receiver_peer_drop(p, "frame before the handshake");
 		return;
 	}
+	p->last_frame_ns = clock_monotonic_ns();
 	if (f->hdr.type == FRAME_BYE) {
 		peer_goodbye(p, f);
 		return;
@@ -369,8 +553,50 @@ peer_not_lharvestd(struct receiver_peer *p, struct evbuffer *in)
 	text[n] = '\0';
 	(void)snprintf(why, sizeof(why),
 	    "not the lharvestd protocol (bad magic, starts \"%s\")", text);
-	receiver_peer_drop(p, why);
+	peer_drop_as(p, RL_MAGIC, why);
 	return true;
+}
+
+/* A header announcing more than any HELLO before the peer has shown it
+ * holds a key: dropped before a byte of its payload is buffered. */
+static void
+peer_drop_preauth_big(struct receiver_peer *p, size_t need)
+{
+	char why[128];
+
+	(void)snprintf(why, sizeof(why),
+	    "a %zu-byte frame before the handshake, above the largest "
+	    "HELLO (%zu bytes)",
+	    need, RECEIVER_PREAUTH_MAX);
+	receiver_peer_drop(p, why);
+}
+
+/*
+ * Between reads.  Before the HELLO: wake on any byte (to see its magic),
+ * buffer no more than the largest HELLO.  After: with nothing buffered,
+ * wake on the first byte of the next frame; once a frame has begun, start
+ * its deadline and wake only when it is complete; never buffer more than
+ * one max frame.
+ */
+static void
+peer_wait_more(struct receiver_peer *p, size_t buffered, bool done)
+{
+	struct receiver *r = p->r;
+	struct timeval tv = {r->conf.frame_timeout, 0};
+
+	if (!p->open) {
+		bufferevent_setwatermark(p->bev, EV_READ, 1,
+		    RECEIVER_PREAUTH_MAX);
+		return;
+	}
+	if (buffered == 0) {
+		(void)evtimer_del(p->hs_timer);
+		bufferevent_setwatermark(p->bev, EV_READ, 1, r->conf.max_frame);
+		return;
+	}
+	if (done || !evtimer_pending(p->hs_timer, NULL))
+		(void)evtimer_add(p->hs_timer, &tv);
+	bufferevent_setwatermark(p->bev, EV_READ, p->need, r->conf.max_frame);
 }
 
 static void
@@ -381,6 +607,7 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	struct session_frame f;
 	struct lh_err err;
 	size_t need;
+	bool done = false; /* a frame completed: the next one starts now */
 
 	if (p->need == FRAME_HDR_LEN && !p->open && peer_not_lharvestd(p, in))
 		return;
@@ -396,7 +623,9 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 		need = FRAME_HDR_LEN;
 		n = session_input(&p->s, buf, p->need, &f, &need, &err);
 		if (n < 0) {
-			receiver_peer_drop(p,
+			/* session.c: -EACCES is a key id not in our ring,
+			 * worth its own line (a key not rolled out yet). */
+			peer_drop_as(p, n == -EACCES ? RL_KEY : RL_HELLO,
 			    err.reason[0] != '\0' ? err.reason :
 			                            "protocol violation");
 			return;
@@ -407,6 +636,10 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 				receiver_peer_drop(p, "bad frame length");
 				return;
 			}
+			if (!p->open && need > RECEIVER_PREAUTH_MAX) {
+				peer_drop_preauth_big(p, need);
+				return;
+			}
 			p->need = need;
 			continue;
 		}
@@ -415,13 +648,10 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 			return;
 		(void)evbuffer_drain(in, (size_t)n);
 		p->need = FRAME_HDR_LEN;
+		done = true;
 	}
-	/* Wake up only once the next header or frame is complete (any byte
-	 * before the HELLO, to see its magic); never buffer more than one
-	 * max frame. */
 	if (!p->dead && !p->closing)
-		bufferevent_setwatermark(bev, EV_READ, p->open ? p->need : 1,
-		    p->r->conf.max_frame);
+		peer_wait_more(p, evbuffer_get_length(in), done);
 }
 
 static void
@@ -462,7 +692,7 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 	} else if (!p->open) {
 		(void)snprintf(why, sizeof(why), "connection %s before HELLO",
 		    how);
-		receiver_peer_drop(p, why);
+		peer_drop_as(p, RL_CLOSED, why);
 	} else {
 		log_warnx("peer %s %s: connection %s without BYE", p->name,
 		    p->addr, how);
@@ -474,13 +704,23 @@ static void
 peer_hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct receiver_peer *p = arg;
-	char why[64];
+	char why[128];
 
 	(void)fd;
 	(void)what;
+	if (p->open) {
+		(void)snprintf(why, sizeof(why),
+		    "frame not complete %u s after its first byte (%zu of %zu "
+		    "bytes)",
+		    p->r->conf.frame_timeout,
+		    evbuffer_get_length(bufferevent_get_input(p->bev)),
+		    p->need);
+		receiver_peer_drop(p, why);
+		return;
+	}
 	(void)snprintf(why, sizeof(why), "no HELLO within %u s",
 	    p->r->conf.handshake_timeout);
-	receiver_peer_drop(p, why);
+	peer_drop_as(p, RL_TIMEOUT, why);
 }
 
 static int
@@ -511,25 +751,122 @@ peer_challenge(struct receiver_peer *p)
 	return rc;
 }
 
-static void
-accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
-    int salen, void *arg)
+/* The oldest live peer whose HELLO the role has not accepted, of that
+ * source (NULL: any), or NULL. */
+static struct receiver_peer *
+peer_oldest_unauth(struct receiver *r, const struct connlimit_src *src)
 {
-	struct receiver *r = arg;
 	struct receiver_peer *p;
-	struct timeval hs = {r->conf.handshake_timeout, 0};
-	char addr[RECEIVER_ADDR_MAX];
 
-	(void)lev;
-	addr_format(sa, (socklen_t)salen, addr, sizeof(addr));
-	if (r->nlive >= r->conf.max_conns) {
-		log_warnx("peer ? %s: %zu connections already open, dropping "
-		          "connection",
-		    addr, r->nlive);
-		evutil_closesocket(fd);
-		return;
+	TAILQ_FOREACH(p, &r->live, entry) {
+		/* cppcheck-suppress uninitvar */
+		if (!p->open &&
+		    (src == NULL || connlimit_src_equal(&p->src, src)))
+			return p;
 	}
-	p = calloc(1, sizeof(*p));
+	return NULL;
+}
+
+static size_t
+source_count(struct receiver *r, const struct connlimit_src *src)
+{
+	struct receiver_peer *p;
+	size_t n = 0;
+
+	TAILQ_FOREACH(p, &r->live, entry) {
+		/* cppcheck-suppress uninitvar */
+		if (connlimit_src_equal(&p->src, src))
+			n++;
+	}
+	return n;
+}
+
+static bool
+source_allowed(const struct receiver *r, const struct sockaddr *sa)
+{
+	if (r->conf.nallow == 0)
+		return true;
+	for (size_t i = 0; i < r->conf.nallow; i++) {
+		if (cidr_match(&r->allow[i], sa))
+			return true;
+	}
+	return false;
+}
+
+/* Refuse a connection at accept, with one line of each kind a period. */
+static void
+accept_refuse(struct receiver *r, evutil_socket_t fd, const char *addr,
+    enum receiver_rl k, const char *why)
+{
+	if (rl_take(r, k))
+		log_warnx("peer ? %s: %s, dropping connection", addr, why);
+	evutil_closesocket(fd);
+}
+
+/*
+ * Make room for a new connection from src, or say why there is none
+ * (findings 1 and 15).  Connections that have not shown a key never lock
+ * out those that have: when a cap is reached, the oldest of them goes (of
+ * the same source for the per-source cap); only when every connection
+ * counted is past its HELLO is the new one refused.
+ */
+static const char *
+accept_make_room(struct receiver *r, const struct connlimit_src *src,
+    enum receiver_rl *ret_k)
+{
+	struct receiver_peer *v;
+
+	if (source_count(r, src) >= r->conf.max_per_source) {
+		v = peer_oldest_unauth(r, src);
+		if (v == NULL) {
+			*ret_k = RL_SOURCE;
+			return "max_per_source connections from this address "
+			       "past their HELLO";
+		}
+		peer_drop_as(v, RL_EVICT,
+		    "oldest connection without a HELLO, for a newer one "
+		    "(max_per_source)");
+	}
+	if (r->nlive >= r->conf.max_conns || r->nunauth >= r->conf.max_unauth) {
+		v = peer_oldest_unauth(r, NULL);
+		if (v == NULL) {
+			*ret_k = RL_FULL;
+			return "max_connections open, all past their HELLO";
+		}
+		peer_drop_as(v, RL_EVICT,
+		    "oldest connection without a HELLO, for a newer one");
+	}
+	return NULL;
+}
+
+/* One accept spends a token; with none left, stop accepting until the
+ * next (the kernel's backlog holds the connections: delayed, never
+ * refused). */
+static void
+accept_throttle(struct receiver *r)
+{
+	uint64_t now = clock_monotonic_ns(), wait;
+	struct timeval tv;
+
+	connlimit_bucket_take(&r->bucket, now);
+	wait = connlimit_bucket_wait(&r->bucket, now);
+	if (wait == 0)
+		return;
+	tv.tv_sec = (time_t)(wait / CLOCK_NS_PER_S);
+	tv.tv_usec = (suseconds_t)(wait % CLOCK_NS_PER_S / 1000);
+	(void)evconnlistener_disable(r->lev);
+	(void)evtimer_add(r->pause_ev, &tv);
+}
+
+/* A connection admitted: its peer, its CHALLENGE and its handshake
+ * deadline; the socket is closed on failure. */
+static void
+peer_new(struct receiver *r, evutil_socket_t fd, const char *addr,
+    const struct connlimit_src *src)
+{
+	struct timeval hs = {r->conf.handshake_timeout, 0};
+	struct receiver_peer *p = calloc(1, sizeof(*p));
+
 	if (p == NULL) {
 		log_warn("peer ? %s: dropping connection", addr);
 		evutil_closesocket(fd);
@@ -537,6 +874,7 @@ accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	p->r = r;
 	p->id = ++r->next_id;
+	p->src = *src;
 	p->need = FRAME_HDR_LEN;
 	(void)snprintf(p->name, sizeof(p->name), "?");
 	(void)snprintf(p->addr, sizeof(p->addr), "%s", addr);
@@ -551,12 +889,13 @@ accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 	if (p->hs_timer == NULL)
 		goto out_fail;
 	bufferevent_setcb(p->bev, peer_read_cb, NULL, peer_event_cb, p);
-	bufferevent_setwatermark(p->bev, EV_READ, 1, r->conf.max_frame);
+	bufferevent_setwatermark(p->bev, EV_READ, 1, RECEIVER_PREAUTH_MAX);
 	if (peer_challenge(p) < 0 || evtimer_add(p->hs_timer, &hs) < 0 ||
 	    bufferevent_enable(p->bev, EV_READ | EV_WRITE) < 0)
 		goto out_fail;
 	TAILQ_INSERT_TAIL(&r->live, p, entry);
 	r->nlive++;
+	r->nunauth++;
 	log_debug("peer ? %s: connected", p->addr);
 	return;
 
@@ -567,6 +906,32 @@ out_fail:
 	if (fd >= 0)
 		evutil_closesocket(fd);
 	peer_free(p);
+}
+
+static void
+accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct receiver *r = arg;
+	char addr[RECEIVER_ADDR_MAX];
+	struct connlimit_src src;
+	enum receiver_rl k = RL_FULL;
+	const char *why;
+
+	(void)lev;
+	addr_format(sa, (socklen_t)salen, addr, sizeof(addr));
+	if (!source_allowed(r, sa)) {
+		accept_refuse(r, fd, addr, RL_ALLOW, "not in the allow list");
+		return;
+	}
+	connlimit_src_of(sa, &src);
+	why = accept_make_room(r, &src, &k);
+	if (why != NULL) {
+		accept_refuse(r, fd, addr, k, why);
+		return;
+	}
+	accept_throttle(r);
+	peer_new(r, fd, addr, &src);
 }
 
 static void
@@ -660,6 +1025,48 @@ receiver_listen(struct receiver *r)
 	return 0;
 }
 
+/* The admission settings with their defaults, the allow list copied,
+ * and max_conns within the descriptors the process may open. */
+static int
+receiver_admission(struct receiver *r)
+{
+	struct receiver_conf *c = &r->conf;
+	unsigned fit;
+
+	if (c->interval == 0)
+		c->interval = RECEIVER_INTERVAL;
+	if (c->frame_timeout == 0)
+		c->frame_timeout = RECEIVER_FRAME_TIMEOUT;
+	if (c->max_unauth == 0)
+		c->max_unauth = RECEIVER_MAX_UNAUTH;
+	if (c->max_per_source == 0)
+		c->max_per_source = RECEIVER_MAX_PER_SOURCE;
+	if (c->accept_rate == 0)
+		c->accept_rate = RECEIVER_ACCEPT_RATE;
+	if (c->accept_burst == 0)
+		c->accept_burst = RECEIVER_ACCEPT_BURST;
+	connlimit_bucket_init(&r->bucket, c->accept_rate, c->accept_burst,
+	    clock_monotonic_ns());
+	if (c->nallow > 0) {
+		r->allow = calloc(c->nallow, sizeof(*r->allow));
+		if (r->allow == NULL) {
+			log_warn("listen %s", c->bind);
+			return -ENOMEM;
+		}
+		memcpy(r->allow, c->allow, c->nallow * sizeof(*r->allow));
+	}
+	c->allow = r->allow;
+	fit = connlimit_nofile(c->max_conns);
+	if (fit < c->max_conns) {
+		log_warnx("listen %s: max_connections %u lowered to %u, all "
+		          "the descriptor limit (RLIMIT_NOFILE) leaves room "
+		          "for: raise LimitNOFILE",
+		    c->bind, c->max_conns, fit);
+		c->max_conns = fit;
+	}
+	return 0;
+}
+
 int
 receiver_new(struct event_base *base, const struct receiver_conf *conf,
     struct receiver **ret)
@@ -693,6 +1100,8 @@ receiver_new(struct event_base *base, const struct receiver_conf *conf,
 		r->conf.read_timeout = RECEIVER_READ_TIMEOUT;
 	if (r->conf.max_conns == 0)
 		r->conf.max_conns = RECEIVER_MAX_CONNS;
+	if (receiver_admission(r) < 0)
+		goto out_free;
 	(void)snprintf(r->name, sizeof(r->name), "%s",
 	    conf->name != NULL ? conf->name : "");
 	r->conf.name = r->name;
@@ -701,7 +1110,9 @@ receiver_new(struct event_base *base, const struct receiver_conf *conf,
 	r->hmac = hmac_new();
 	r->reap_ev = event_new(base, -1, 0, reap_cb, r);
 	r->pause_ev = evtimer_new(base, pause_cb, r);
-	if (r->hmac == NULL || r->reap_ev == NULL || r->pause_ev == NULL) {
+	r->rl_ev = evtimer_new(base, rl_flush_cb, r);
+	if (r->hmac == NULL || r->reap_ev == NULL || r->pause_ev == NULL ||
+	    r->rl_ev == NULL) {
 		log_warnx("listen %s: out of memory", conf->bind);
 		goto out_free;
 	}
@@ -727,6 +1138,7 @@ receiver_free(struct receiver *r)
 		evconnlistener_free(r->lev);
 	while ((p = TAILQ_FIRST(&r->live)) != NULL)
 		peer_finish(p, "shutting down");
+	rl_flush(r, true);
 	while ((p = TAILQ_FIRST(&r->dead)) != NULL) {
 		TAILQ_REMOVE(&r->dead, p, entry);
 		peer_free(p);
@@ -735,7 +1147,10 @@ receiver_free(struct receiver *r)
 		event_free(r->reap_ev);
 	if (r->pause_ev != NULL)
 		event_free(r->pause_ev);
+	if (r->rl_ev != NULL)
+		event_free(r->rl_ev);
 	hmac_free(r->hmac);
+	free(r->allow);
 	free(r);
 }
 

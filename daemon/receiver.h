@@ -7,6 +7,18 @@
  * timeouts, and one log line and a closed connection for any violation.
  * The role sees only verified frames, through callbacks.
  *
+ * Admission (docs/reliability.md, findings 1, 2 and 15).  Until its HELLO
+ * verifies, a peer may announce no frame above the largest legal HELLO.
+ * Peers that have not finished the handshake never lock out those that
+ * have: at any cap (max_conns, max_unauth, max_per_source) a new
+ * connection closes the oldest of them.  Accepts beyond the token bucket
+ * wait in the kernel's backlog; an allow list closes other addresses at
+ * once.  Once open, a frame must complete within frame_timeout of its
+ * first byte.  A HELLO under a name already open is refused while the
+ * older connection carried a frame within the last interval, else the
+ * older one is closed.  Lines about peers that have not shown a key are
+ * rate-limited, one of a kind a period.
+ *
  * Peer lifetime.  A struct receiver_peer * handed to a callback stays
  * valid until control returns to the event loop; it may be used for
  * receiver_peer_send() and friends during the callback.  A role that acks
@@ -23,6 +35,7 @@
 #include <stdint.h>
 
 struct event_base;
+struct cidr;
 struct keyring;
 struct lh_err;
 struct msg_ack;
@@ -34,6 +47,15 @@ struct receiver_peer;
 #define RECEIVER_HANDSHAKE_TIMEOUT 10  /* seconds */
 #define RECEIVER_READ_TIMEOUT      120 /* seconds; above the sweep interval */
 #define RECEIVER_MAX_CONNS         1024
+/* Admission (docs/reliability.md, findings 1 and 15): the defaults let 200
+ * gatherers connect at once from one address. */
+#define RECEIVER_FRAME_TIMEOUT     60  /* seconds from a frame's first byte */
+#define RECEIVER_MAX_UNAUTH        256 /* connections before their HELLO */
+#define RECEIVER_MAX_PER_SOURCE    256 /* per IPv4 address or IPv6 /64 */
+#define RECEIVER_ACCEPT_RATE       100 /* accepts a second after a burst */
+#define RECEIVER_ACCEPT_BURST      256
+#define RECEIVER_INTERVAL          20 /* seconds, when conf.interval is 0 */
+#define RECEIVER_LOG_PERIOD        10 /* seconds between lines of one kind */
 
 /*
  * The HELLO of a new peer was verified.  Return 0 to accept (an ACK of the
@@ -65,6 +87,16 @@ struct receiver_conf {
 	unsigned handshake_timeout; /* seconds, 0: default */
 	unsigned read_timeout;      /* seconds, 0: default */
 	unsigned max_conns;         /* 0: default */
+	/* A second connection under a name already open takes it over only
+	 * once the first has carried no frame for one sweep interval. */
+	unsigned interval;        /* seconds, 0: RECEIVER_INTERVAL */
+	unsigned frame_timeout;   /* seconds, 0: default */
+	unsigned max_unauth;      /* 0: default */
+	unsigned max_per_source;  /* 0: default */
+	unsigned accept_rate;     /* a second, 0: default */
+	unsigned accept_burst;    /* 0: default */
+	const struct cidr *allow; /* copied; nallow 0: every address */
+	size_t nallow;
 	receiver_hello_cb on_hello; /* NULL: accept everybody */
 	receiver_frame_cb on_frame; /* NULL: drop every post-handshake frame */
 	receiver_close_cb on_close; /* may be NULL */

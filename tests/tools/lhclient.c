@@ -55,7 +55,8 @@ enum lhc_mode {
 	LHC_VERSION_1,     /* HELLO with protocol version 1 */
 	LHC_SEND_ACK,      /* handshake, then an empty ACK (only a listener
 	                    * may send one) */
-	LHC_LAST = LHC_SEND_ACK,
+	LHC_SLOW,          /* the first SWEEP one byte a second */
+	LHC_LAST = LHC_SLOW,
 };
 
 struct lhc_rec {
@@ -131,7 +132,7 @@ usage(void)
 	    "  [--no-bye] [--print-sent] [--role N] [--rename-fs OLD=NEW]\n"
 	    "  [--bad-mac | --replay | --oversize | --idle | --idle-open |\n"
 	    "   --garbage | --wrong-version | --half-frame | --version-1 |\n"
-	    "   --send-ack]\n");
+	    "   --send-ack | --slow]\n");
 	exit(2);
 }
 
@@ -179,6 +180,7 @@ parse_args(struct lhc *c, int argc, char **argv)
 	    {"send-ack", no_argument, NULL, 1000 + LHC_SEND_ACK},
 	    {"role", required_argument, NULL, 'o'},
 	    {"rename-fs", required_argument, NULL, 'F'},
+	    {"slow", no_argument, NULL, 1000 + LHC_SLOW},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -708,6 +710,35 @@ send_oversize(struct lhc *c)
 	expect_close(c, "oversize");
 }
 
+/* A byte a second, each of which a read timer alone would count as
+ * progress: the listener must drop the peer at its frame deadline. */
+static _Noreturn void
+send_slowly(struct lhc *c, const struct wbuf *w)
+{
+	struct timespec second = {1, 0};
+	uint8_t junk[4096];
+	size_t i;
+
+	for (i = 0; i < w->len; i++) {
+		ssize_t k;
+
+		if (send(c->fd, w->data + i, 1, MSG_NOSIGNAL) < 0)
+			break;
+		(void)nanosleep(&second, NULL);
+		k = recv(c->fd, junk, sizeof(junk), MSG_DONTWAIT);
+		if (k == 0 ||
+		    (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+			break;
+	}
+	if (i == w->len) {
+		(void)fprintf(stderr, "lhclient: slow: the whole frame went\n");
+		exit(1);
+	}
+	(void)printf("slow: closed by the listener after %zu of %zu bytes\n", i,
+	    w->len);
+	exit(0);
+}
+
 static void
 run(struct lhc *c)
 {
@@ -744,6 +775,8 @@ run(struct lhc *c)
 			w.data[w.len - 1] ^= 0x01;
 			send_all(c, w.data, w.len);
 			expect_close(c, "bad-mac");
+		case LHC_SLOW:
+			send_slowly(c, &w);
 		case LHC_HALF_FRAME:
 			send_all(c, w.data, w.len / 2);
 			(void)printf("half-frame: sent %zu of %zu bytes, "

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cidr.h"
 #include "config.h"
 #include "mdops.h"
 #include "err.h"
@@ -279,6 +280,75 @@ START_TEST(missing_file)
 }
 END_TEST
 
+/* Listener admission keys (issue 15, findings 1 and 15). */
+START_TEST(admission_values)
+{
+	struct lh_config *c = NULL;
+	const char *p = write_conf("role = \"aggregator\"\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_uint_eq(c->frame_timeout, 60);
+	ck_assert_uint_eq(c->max_unauthenticated, 256);
+	ck_assert_uint_eq(c->max_per_source, 256);
+	ck_assert_uint_eq(c->accept_rate, 100);
+	ck_assert_uint_eq(c->accept_burst, 256);
+	ck_assert_uint_eq(c->nallow, 0);
+	config_free(c);
+	c = NULL;
+	p = write_conf("role = \"aggregator\"\nframe_timeout = 5\n"
+	               "max_unauthenticated = 10\nmax_per_source = 20\n"
+	               "accept_rate = 30\naccept_burst = 40\n"
+	               "allow = {\"10.1.2.3/8\", \"2001:db8::/32\", "
+	               "\"192.0.2.7\"}\n");
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_uint_eq(c->frame_timeout, 5);
+	ck_assert_uint_eq(c->max_unauthenticated, 10);
+	ck_assert_uint_eq(c->max_per_source, 20);
+	ck_assert_uint_eq(c->accept_rate, 30);
+	ck_assert_uint_eq(c->accept_burst, 40);
+	ck_assert_uint_eq(c->nallow, 3);
+	ck_assert_uint_eq(c->allow[0].bits, 8);
+	ck_assert_uint_eq(c->allow[0].addr[1], 0); /* host bits cleared */
+	ck_assert_uint_eq(c->allow[1].bits, 32);
+	ck_assert_uint_eq(c->allow[2].bits, 32);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	const char *reason; /* after "<file>:" */
+} bad_admission[] = {
+    {"\nallow = {\"10.0.0.0/8\", \"10.0.0.0/33\"}\n",
+        "2: allow: '10.0.0.0/33': the prefix length is not a number from 0 "
+        "to 32"},
+    {"allow = {\"oss1\"}\n", "1: allow: 'oss1' is not an IPv4 or IPv6 address"},
+    {"allow = {\"::1/\"}\n",
+        "1: allow: '::1/': the prefix length is not a number from 0 to 128"},
+    {"frame_timeout = 0\n", "1: frame_timeout: 0 is not between 1 and"},
+    {"max_unauthenticated = 0\n",
+        "1: max_unauthenticated: 0 is not between 1 and"},
+    {"accept_rate = -1\n", "1: accept_rate: -1 is not between 1 and"},
+};
+
+START_TEST(bad_admission_configs)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char want[512];
+	const char *p = write_conf(bad_admission[_i].text);
+
+	ck_assert_int_lt(config_load(p, &c, &err), 0);
+	ck_assert_ptr_null(c);
+	(void)snprintf(want, sizeof(want), "%s:%s", p,
+	    bad_admission[_i].reason);
+	ck_assert_msg(strncmp(err.reason, want, strlen(want)) == 0,
+	    "got '%s', want '%s'", err.reason, want);
+	(void)unlink(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -293,6 +363,9 @@ main(void)
 	tcase_add_test(tc, relay_values);
 	tcase_add_loop_test(tc, bad_configs, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, missing_file);
+	tcase_add_test(tc, admission_values);
+	tcase_add_loop_test(tc, bad_admission_configs, 0,
+	    sizeof(bad_admission) / sizeof(bad_admission[0]));
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
