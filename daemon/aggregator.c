@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The aggregator role (see aggregator.h). */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -884,6 +885,33 @@ close_cb(evutil_socket_t fd, short what, void *arg)
 	close_ready(arg);
 }
 
+/* gatherer_networks: a name bound to networks is taken from them only
+ * (issue 15, item 2); other names from wherever the listener admits. */
+static int
+check_bound(const struct aggregator *a, struct receiver_peer *p,
+    const char *name, struct lh_err *err)
+{
+	const struct lh_bind *b = NULL;
+	struct sockaddr_storage ss;
+	size_t i;
+
+	for (i = 0; i < a->cfg->nbinds && b == NULL; i++) {
+		if (strcmp(a->cfg->binds[i].name, name) == 0)
+			b = &a->cfg->binds[i];
+	}
+	if (b == NULL)
+		return 0;
+	if (receiver_peer_sockaddr(p, &ss) == 0) {
+		for (i = 0; i < b->nnets; i++) {
+			if (cidr_match(&b->nets[i],
+			        (const struct sockaddr *)&ss))
+				return 0;
+		}
+	}
+	return lh_err_set(err, 0, -EACCES,
+	    "not from the networks gatherer_networks binds this name to");
+}
+
 static int
 on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
     struct lh_err *err)
@@ -892,8 +920,9 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 	char name[MSG_NAME_MAX];
 	int64_t skew = (int64_t)(h->time_ns - wall_ns(a));
 
-	(void)err;
 	log_safe(name, sizeof(name), h->name);
+	if (check_bound(a, p, h->name, err) < 0)
+		return -EACCES;
 	const char *role = h->role == MSG_ROLE_RELAY ? "relay" : "gatherer";
 
 	if (h->interval != a->cfg->interval)

@@ -11,7 +11,9 @@
 #    unacknowledged, is left as it is, and the line names the file and the
 #    way out; once fixed, batches flow again;
 #  - a SWEEP with an unusable filesystem is counted without it, one line
-#    and a counter, and acknowledged (item 9: it was resent forever).
+#    and a counter, and acknowledged (item 9: it was resent forever);
+#  - gatherer_networks: a name bound to networks is refused from
+#    elsewhere, with one line, and taken from them (item 2).
 set -uo pipefail
 bin=$1
 # shellcheck source=dumplib.sh
@@ -33,6 +35,7 @@ name = "agg"
 dns = no
 # No gmond: what is tested here is counting and acknowledging.
 gmond_conf = "$tmp/no-gmond.conf"
+gatherer_networks = { "oss5 10.99.0.0/16 2001:db8::/64", "oss6 127.0.0.0/8" }
 EOC
 # start: the aggregator, its log appended to agg.log; sets agg, addr.
 start() {
@@ -156,4 +159,15 @@ t_check "one line says what was dropped" \
 	grep -qE 'gatherer oss3 .*: batch 5: 1 records of filesystems whose names cannot be metric names \(h<me\) .* dropped, the rest counted \(1 records' "$tmp/agg.log"
 t_check "the rest is counted" \
 	wait_grep "$tmp/agg.log" 'sweep [0-9]+: fs scratch: 1 clients, read_bytes 4000 ' 5
+
+# 8. Names bound to networks.
+if send c10 oss5 1; then
+	t_fail "a bound name from elsewhere is refused" "$(cat "$tmp/c10")"
+else
+	t_pass "a bound name from elsewhere is refused"
+fi
+t_check "one line says why" \
+	grep -qE "peer oss5 127\.0\.0\.1:[0-9]+: refused: not from the networks gatherer_networks binds this name to, dropping connection" "$tmp/agg.log"
+send c11 oss6 1 && t_pass "a bound name from its network is taken" ||
+	t_fail "a bound name from its network is taken" "$(cat "$tmp/c11")"
 t_summary
