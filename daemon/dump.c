@@ -43,6 +43,7 @@ struct dump_options {
 	unsigned read_timeout;
 	unsigned max_conns;
 	const char *state_dir; /* --state: remember batches across restarts */
+	bool log_all;          /* --log-all: no rate limit on strangers' lines */
 	int verbose;
 };
 
@@ -63,7 +64,7 @@ usage(FILE *out, int status)
 	    "[--name NAME]\n"
 	    "                     [--max-frame N] [--handshake-timeout S] "
 	    "[--read-timeout S]\n"
-	    "                     [--max-conns N] [--state DIR]\n"
+	    "                     [--max-conns N] [--state DIR] [--log-all]\n"
 	    "  FILE                  a captured stream of frames (one "
 	    "direction); - is stdin\n"
 	    "  --listen ADDR:PORT    receive, ack every SWEEP, print its "
@@ -76,6 +77,10 @@ usage(FILE *out, int status)
 	    "  --state DIR           remember each sender's last batch in DIR, "
 	    "so a resend\n"
 	    "                        after a restart is not printed twice\n"
+	    "  --log-all             log every refused peer (by default lines "
+	    "about\n"
+	    "                        peers without a verified HELLO are "
+	    "rate-limited)\n"
 	    "  -v                    more detail (MACs; debug log)\n",
 	    FRAME_MAX_DEFAULT);
 	exit(status);
@@ -120,6 +125,7 @@ parse_args(int argc, char **argv, struct dump_options *o)
 	    {"read-timeout", required_argument, NULL, 'R'},
 	    {"max-conns", required_argument, NULL, 'C'},
 	    {"state", required_argument, NULL, 'S'},
+	    {"log-all", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -160,6 +166,9 @@ parse_args(int argc, char **argv, struct dump_options *o)
 			break;
 		case 'S':
 			o->state_dir = optarg;
+			break;
+		case 'A':
+			o->log_all = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -753,6 +762,7 @@ listen_main(const struct dump_options *o)
 	conf.handshake_timeout = o->handshake_timeout;
 	conf.read_timeout = o->read_timeout;
 	conf.max_conns = o->max_conns;
+	conf.log_all = o->log_all;
 	conf.on_hello = listen_hello_cb;
 	conf.on_frame = listen_frame_cb;
 	conf.on_close = listen_close_cb;

@@ -175,6 +175,8 @@ rl_flush_cb(evutil_socket_t fd, short what, void *arg)
 static bool
 rl_take(struct receiver *r, enum receiver_rl k)
 {
+	if (r->conf.log_all)
+		return true;
 	if (ratelog_take(&r->rl[k], clock_monotonic_ns(),
 	        RECEIVER_LOG_PERIOD * CLOCK_NS_PER_S))
 		return true;

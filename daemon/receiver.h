@@ -31,6 +31,7 @@
 #ifndef LH_RECEIVER_H
 #define LH_RECEIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,6 +99,7 @@ struct receiver_conf {
 	unsigned accept_burst;    /* 0: default */
 	const struct cidr *allow; /* copied; nallow 0: every address */
 	size_t nallow;
+	bool log_all; /* every line about strangers, none rate-limited */
 	receiver_hello_cb on_hello; /* NULL: accept everybody */
 	receiver_frame_cb on_frame; /* NULL: drop every post-handshake frame */
 	receiver_close_cb on_close; /* may be NULL */

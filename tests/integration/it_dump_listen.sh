@@ -25,7 +25,7 @@ scratch 12@gni 1 2 3 4 5 6
 home 10.1.2.3@o2ib 0 0 0 0 0 136736
 EOR
 
-start_dump d -k "$tmp/keys" --handshake-timeout 2 --read-timeout 3
+start_dump d -k "$tmp/keys" --handshake-timeout 2 --read-timeout 3 --log-all
 
 # 1. A good session: two sweeps, both acked, every record printed once.
 if run_client "$tmp/good.out" -k "$tmp/keys" -n oss1 --records "$tmp/recs" \
