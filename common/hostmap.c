@@ -513,7 +513,8 @@ re_check(const char *re)
 			break;
 		case ')':
 			if (depth == 0) {
-				re_piece(t, 1, 0, false); /* regcomp() decides */
+				re_piece(t, 1, 0,
+				    false); /* regcomp() decides */
 				break;
 			}
 			empty = t->any_empty || t->branch_empty;
@@ -546,7 +547,8 @@ re_check(const char *re)
 			break;
 		case '^':
 		case '$':
-			re_piece(t, 1, 0, true); /* anchors match no character */
+			re_piece(t, 1, 0,
+			    true); /* anchors match no character */
 			break;
 		case '[':
 			p = re_bracket(p);

@@ -43,7 +43,7 @@ struct dump_options {
 	unsigned read_timeout;
 	unsigned max_conns;
 	const char *state_dir; /* --state: remember batches across restarts */
-	bool log_all;          /* --log-all: no rate limit on strangers' lines */
+	bool log_all; /* --log-all: no rate limit on strangers' lines */
 	int verbose;
 };
 

@@ -79,8 +79,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	n = add_rules(m, &p, end);
 	if (n == 0 &&
-	    (hostmap_add_rewrite(m, "s/\\.cluster\\.example\\.org$//i",
-	         &err) < 0 ||
+	    (hostmap_add_rewrite(m, "s/\\.cluster\\.example\\.org$//i", &err) <
+	            0 ||
 	        hostmap_add_rewrite(m, "s/-(ib|opa)[0-9]*$//", &err) < 0))
 		abort(); /* the built-in rules are valid */
 	len = (size_t)(end - p);
