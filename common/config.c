@@ -478,6 +478,142 @@ fill_admission(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	return 0;
 }
 
+/* gatherer_networks (issue 15, item 2): "NAME NET [NET...]", the name
+ * first, then the networks it may connect from. */
+static void
+bind_clear(struct lh_bind *b)
+{
+	free(b->name);
+	free(b->nets);
+	memset(b, 0, sizeof(*b));
+}
+
+static int
+bind_token(struct lh_bind *b, const char *v, const char *p, size_t len,
+    struct lh_err *err)
+{
+	char tok[CIDR_STR_MAX];
+	struct cidr *n;
+	struct lh_err e;
+
+	if (b->name == NULL) {
+		for (size_t i = 0; i < len; i++) {
+			if (p[i] < '!' || p[i] > '~')
+				len = 0;
+		}
+		if (len == 0 || len > 63)
+			return lh_err_set(err, 0, -EINVAL,
+			    "gatherer_networks: '%s': a name of 1-63 "
+			    "printable characters first",
+			    v);
+		b->name = strndup(p, len);
+		return b->name == NULL ? -ENOMEM : 0;
+	}
+	if (b->nnets == CONFIG_BIND_NETS_MAX)
+		return lh_err_set(err, 0, -EINVAL,
+		    "gatherer_networks: '%s': more than %d networks", v,
+		    CONFIG_BIND_NETS_MAX);
+	if (len >= sizeof(tok))
+		return lh_err_set(err, 0, -EINVAL,
+		    "gatherer_networks: '%s': '%.*s' is not a network", v,
+		    (int)len, p);
+	memcpy(tok, p, len);
+	tok[len] = '\0';
+	n = realloc(b->nets, (b->nnets + 1) * sizeof(*n));
+	if (n == NULL)
+		return -ENOMEM;
+	b->nets = n;
+	if (cidr_parse(tok, &b->nets[b->nnets], &e) < 0)
+		return lh_err_set(err, 0, -EINVAL,
+		    "gatherer_networks: '%s': %s", v, e.reason);
+	b->nnets++;
+	return 0;
+}
+
+static int
+bind_parse(const char *v, struct lh_bind *ret, struct lh_err *err)
+{
+	struct lh_bind b;
+	const char *p = v;
+	int rc = 0;
+
+	memset(&b, 0, sizeof(b));
+	while (rc == 0) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
+		len = strcspn(p, " \t");
+		rc = bind_token(&b, v, p, len, err);
+		p += len;
+	}
+	if (rc == 0 && b.nnets == 0)
+		rc = lh_err_set(err, 0, -EINVAL,
+		    "gatherer_networks: '%s': a name, then the networks it "
+		    "may connect from",
+		    v);
+	if (rc < 0) {
+		bind_clear(&b);
+		return rc == -ENOMEM ? lh_err_set(err, 0, rc, "out of memory") :
+		                       rc;
+	}
+	*ret = b;
+	return 0;
+}
+
+static int
+validate_binds(cfg_t *cfg, cfg_opt_t *opt)
+{
+	unsigned i, j;
+
+	for (i = 0; i < cfg_opt_size(opt); i++) {
+		struct lh_bind b, o;
+		struct lh_err e;
+		bool twice = false;
+
+		if (bind_parse(cfg_opt_getnstr(opt, i), &b, &e) < 0) {
+			cfg_error(cfg, "%s", e.reason);
+			return -1;
+		}
+		for (j = 0; j < i && !twice; j++) {
+			if (bind_parse(cfg_opt_getnstr(opt, j), &o, NULL) ==
+			    0) {
+				twice = strcmp(o.name, b.name) == 0;
+				bind_clear(&o);
+			}
+		}
+		if (twice)
+			cfg_error(cfg, "gatherer_networks: '%s' named twice",
+			    b.name);
+		bind_clear(&b);
+		if (twice)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+fill_binds(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
+{
+	unsigned i, n = cfg_size(cfg, "gatherer_networks");
+
+	if (n == 0)
+		return 0;
+	c->binds = calloc(n, sizeof(*c->binds));
+	if (c->binds == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		int rc = bind_parse(cfg_getnstr(cfg, "gatherer_networks", i),
+		    &c->binds[i], err);
+
+		if (rc < 0)
+			return rc; /* validate_binds saw it first */
+		c->nbinds++;
+	}
+	return 0;
+}
+
 static char *
 dup_or_null(const char *s)
 {
@@ -730,6 +866,9 @@ config_fill(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	rc = fill_admission(c, cfg, err);
 	if (rc < 0)
 		return rc;
+	rc = fill_binds(c, cfg, err);
+	if (rc < 0)
+		return rc;
 	rc = fill_routes(c, cfg, err);
 	if (rc < 0)
 		return rc;
@@ -794,6 +933,8 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	    CFG_INT("accept_burst", CONFIG_DEFAULT_ACCEPT_BURST, CFGF_NONE),
 	    CFG_STR_LIST("allow", no_filesystems, CFGF_NONE),
 	    CFG_STR("user", "", CFGF_NONE),
+	    /* Names bound to networks (issue 15, item 2). */
+	    CFG_STR_LIST("gatherer_networks", no_filesystems, CFGF_NONE),
 	    CFG_END(),
 	};
 	struct lh_config *c = NULL;
@@ -842,6 +983,7 @@ config_load(const char *path, struct lh_config **ret, struct lh_err *err)
 	(void)cfg_set_validate_func(cfg, "accept_rate", validate_admission);
 	(void)cfg_set_validate_func(cfg, "accept_burst", validate_admission);
 	(void)cfg_set_validate_func(cfg, "allow", validate_allow);
+	(void)cfg_set_validate_func(cfg, "gatherer_networks", validate_binds);
 	(void)cfg_set_validate_func(cfg, "route|server", validate_server);
 	(void)cfg_set_validate_func(cfg, "user", validate_user);
 
@@ -922,6 +1064,9 @@ config_free(struct lh_config *c)
 	}
 	free(c->routes);
 	free(c->allow);
+	for (i = 0; i < c->nbinds; i++)
+		bind_clear(&c->binds[i]);
+	free(c->binds);
 	free(c->listen_host);
 	free(c->gmond_conf);
 	free(c->hosts_file);

@@ -16,6 +16,15 @@
 struct cidr;
 struct lh_err;
 
+/* A sender's name bound to the networks it may connect from. */
+struct lh_bind {
+	char *name;
+	struct cidr *nets;
+	size_t nnets;
+};
+
+#define CONFIG_BIND_NETS_MAX 16 /* networks of one name */
+
 enum lh_role {
 	LH_ROLE_GATHERER = 0,
 	LH_ROLE_AGGREGATOR,
@@ -94,6 +103,10 @@ struct lh_config {
 	size_t nrewrites;
 	char **gatherers; /* always expected each sweep */
 	size_t ngatherers;
+	/* gatherer_networks: names bound to where they may connect from
+	 * (issue 15, item 2). */
+	struct lh_bind *binds;
+	size_t nbinds;
 	unsigned deadline_ms;       /* after the boundary */
 	unsigned tmax, dmax;        /* seconds, gmond's */
 	unsigned metadata_interval; /* seconds */

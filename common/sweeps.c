@@ -36,6 +36,14 @@ struct sw_acc {
 	double r[SWEEPS_NCOUNTERS];
 };
 
+/* A batch counted in an open sweep, kept as it came: a second batch of
+ * its sender in the same sweep is combined with it (combine()). */
+struct sw_batch {
+	uint32_t sender; /* index into sweeps.senders */
+	uint8_t *payload;
+	size_t n;
+};
+
 struct sw_sweep {
 	uint64_t id; /* seconds */
 	struct sw_acc *acc;
@@ -48,6 +56,8 @@ struct sw_sweep {
 	struct hindex index; /* by client id */
 	struct sweeps_ack *acks;
 	size_t nacks, acap;
+	struct sw_batch *batches; /* one per ack, in the same order */
+	size_t nbatches, bcap;
 	size_t nlate;
 };
 
@@ -182,6 +192,16 @@ sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret)
 	return 0;
 }
 
+static void
+batches_clear(struct sw_sweep *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nbatches; i++)
+		free(w->batches[i].payload);
+	w->nbatches = 0;
+}
+
 void
 sweeps_free(struct sweeps *s)
 {
@@ -190,6 +210,8 @@ sweeps_free(struct sweeps *s)
 	if (s == NULL)
 		return;
 	for (i = 0; i < NRING; i++) {
+		batches_clear(&s->ring[i]);
+		free(s->ring[i].batches);
 		free(s->ring[i].acc);
 		free(s->ring[i].ops);
 		free(s->ring[i].acks);
@@ -235,6 +257,42 @@ sender_get(struct sweeps *s, const char *name)
 		return NULL;
 	s->nsenders++;
 	return p;
+}
+
+/* id moved by shift seconds (0 stays 0: "never"). */
+static uint64_t
+shifted(uint64_t id, int64_t shift)
+{
+	if (id == 0)
+		return 0;
+	if (shift < 0 && (uint64_t)-shift >= id)
+		return 1;
+	return shift < 0 ? id - (uint64_t)-shift : id + (uint64_t)shift;
+}
+
+void
+sweeps_shift(struct sweeps *s, int64_t shift_s)
+{
+	size_t i;
+
+	shift_s = shift_s / (int64_t)s->interval * (int64_t)s->interval;
+	if (shift_s < 0 && (uint64_t)-shift_s > s->ring[0].id)
+		shift_s = -(int64_t)s->ring[0].id;
+	if (shift_s == 0)
+		return;
+	for (i = 0; i < NRING; i++)
+		s->ring[i].id = (uint64_t)((int64_t)s->ring[i].id + shift_s);
+	for (i = 0; i < s->nsenders; i++) {
+		struct sw_sender *p = &s->senders[i];
+
+		p->last_reported = shifted(p->last_reported, shift_s);
+		if (p->pending_batch != 0)
+			p->pending_sweep = shifted(p->pending_sweep, shift_s);
+	}
+	/* The dictionary's ages too, or a step forward would make every
+	 * client look unused and a prune forget those still summed. */
+	for (i = 0; i < s->nclients; i++)
+		s->clients[i].seen = shifted(s->clients[i].seen, shift_s);
 }
 
 uint64_t
@@ -365,22 +423,291 @@ add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
 	return 0;
 }
 
+/* One client's records of one sender in one sweep, combined: deltas
+ * summed and spans summed, counter by counter (docs/protocol.md 4.4). */
+struct sw_part {
+	uint32_t client;
+	bool has_ops;
+	uint64_t d[SWEEPS_NCOUNTERS];
+	uint64_t span[SWEEPS_NCOUNTERS];
+	struct mdops ops;
+};
+
+struct parts {
+	struct sweeps *s;
+	struct sw_part *v;
+	size_t n, cap;
+	struct hindex index;
+};
+
+static uint64_t
+part_hash(const void *ctx, uint32_t idx)
+{
+	const struct parts *p = ctx;
+
+	return id_hash(p->v[idx].client);
+}
+
+static bool
+part_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct parts *p = ctx;
+
+	return p->v[idx].client == *(const uint32_t *)key;
+}
+
+static int
+part_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
+{
+	struct parts *p = arg;
+	uint64_t v[IOCOUNT_N];
+	struct sw_part *e;
+	uint32_t id, i;
+	unsigned c;
+
+	if (client_get(p->s, h->fs[r->fs], r->nid, &id) < 0)
+		return -ENOMEM;
+	i = hindex_find(&p->index, id_hash(id), part_match, p, &id);
+	if (i == HINDEX_NONE) {
+		e = array_grow(p->v, &p->cap, p->n, sizeof(*p->v));
+		if (e == NULL)
+			return -ENOMEM;
+		p->v = e;
+		memset(&p->v[p->n], 0, sizeof(p->v[0]));
+		p->v[p->n].client = id;
+		if (hindex_add(&p->index, id_hash(id), (uint32_t)p->n,
+		        part_hash, p) < 0)
+			return -ENOMEM;
+		i = (uint32_t)p->n++;
+	}
+	e = &p->v[i];
+	iocount_to_array(&r->d, v);
+	for (c = 0; c < SWEEPS_NCOUNTERS; c++) {
+		e->d[c] += v[c];
+		e->span[c] += r->cspan_us[c];
+	}
+	if (r->ops != NULL) {
+		e->has_ops = true;
+		mdops_add(&e->ops, r->ops);
+	}
+	return 0;
+}
+
+/* The sender's batches already in w, and (when not NULL) one more,
+ * whose header is then left in *ret_h. */
+static int
+parts_load(struct parts *p, const struct sw_sweep *w, uint32_t sender,
+    const uint8_t *payload, size_t n, struct msg_sweep *ret_h)
+{
+	struct msg_sweep h;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < w->nbatches; i++) {
+		const struct sw_batch *b = &w->batches[i];
+
+		if (b->sender != sender)
+			continue;
+		rc = msg_sweep_decode(&h, b->payload, b->n, part_rec, p, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	if (payload == NULL)
+		return 0;
+	return msg_sweep_decode(ret_h, payload, n, part_rec, p, NULL);
+}
+
+/* Room for a combined record's sums: its client's, and its ops'. */
+static int
+part_reserve(struct add_ctx *c, const struct sw_part *e)
+{
+	struct sw_sweep *w = c->w;
+	struct sw_acc *a = acc_get(w, e->client);
+	struct sweeps_ops *o;
+
+	if (a == NULL)
+		return -ENOMEM;
+	if (!e->has_ops || a->ops != 0)
+		return 0;
+	o = array_grow(w->ops, &w->opcap, w->nops, sizeof(*w->ops));
+	if (o == NULL)
+		return -ENOMEM;
+	w->ops = o;
+	memset(&w->ops[w->nops], 0, sizeof(w->ops[0]));
+	a->ops = (uint32_t)++w->nops;
+	return 0;
+}
+
+/* v += d, r += rate (add), or their removal: floating-point sums need
+ * not give back exactly what went in, and a rate never goes below 0. */
+static void
+sum_apply(uint64_t *v, double *r, uint64_t d, double rate, bool add)
+{
+	if (add) {
+		*v += d;
+		*r += rate;
+	} else {
+		*v -= d;
+		*r = *r > rate ? *r - rate : 0;
+	}
+}
+
+/* Add a combined record to its client's sums, or take it out. */
+static void
+part_apply(struct add_ctx *c, const struct sw_part *e, bool add)
+{
+	uint64_t dflt = (uint64_t)c->s->interval * 1000000u, span;
+	struct sw_acc *a = acc_get(c->w, e->client); /* reserved */
+	unsigned i;
+
+	if (a == NULL)
+		return;
+	if (add) {
+		a->nsenders++;
+		if (c->w->id > c->s->clients[e->client].seen)
+			c->s->clients[e->client].seen = c->w->id;
+	} else if (a->nsenders > 0) {
+		a->nsenders--;
+	}
+	for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
+		span = e->span[i] != 0 ? e->span[i] : dflt;
+		if (e->d[i] != 0)
+			sum_apply(&a->d[i], &a->r[i], e->d[i],
+			    (double)e->d[i] * 1e6 / (double)span, add);
+	}
+	if (!e->has_ops || a->ops == 0)
+		return;
+	span = e->span[SWEEPS_NCOUNTERS - 1];
+	if (span == 0)
+		span = dflt;
+	for (i = 0; i < MDOPS_N; i++) {
+		struct sweeps_ops *o = &c->w->ops[a->ops - 1];
+
+		if (e->ops.v[i] != 0)
+			sum_apply(&o->d.v[i], &o->rate[i], e->ops.v[i],
+			    (double)e->ops.v[i] * 1e6 / (double)span, add);
+	}
+}
+
+/*
+ * A second batch of a sender for a sweep that holds one already (a late
+ * batch folded in, then the next on time): for each client, its deltas
+ * add up over the sum of their spans, so that a steady rate stays that
+ * rate (issue 15, item 13: the rates of the two batches added up to a
+ * spike before).  The sender's share of the sums is taken out and put
+ * back combined; everything that needs memory is had first.
+ */
+static int
+combine(struct add_ctx *c, uint32_t sender, const uint8_t *payload, size_t n,
+    struct msg_sweep *ret_h)
+{
+	struct parts old, all;
+	size_t i;
+	int rc;
+
+	memset(&old, 0, sizeof(old));
+	memset(&all, 0, sizeof(all));
+	old.s = all.s = c->s;
+	hindex_init(&old.index);
+	hindex_init(&all.index);
+	rc = parts_load(&old, c->w, sender, NULL, 0, NULL);
+	if (rc == 0)
+		rc = parts_load(&all, c->w, sender, payload, n, ret_h);
+	for (i = 0; i < all.n && rc == 0; i++)
+		rc = part_reserve(c, &all.v[i]);
+	if (rc == 0) {
+		for (i = 0; i < old.n; i++)
+			part_apply(c, &old.v[i], false);
+		for (i = 0; i < all.n; i++)
+			part_apply(c, &all.v[i], true);
+	}
+	free(old.v);
+	free(all.v);
+	hindex_free(&old.index);
+	hindex_free(&all.index);
+	return rc < 0 ? -ENOMEM : 0;
+}
+
+static bool
+holds_batch_of(const struct sw_sweep *w, uint32_t sender)
+{
+	size_t i;
+
+	for (i = 0; i < w->nbatches; i++) {
+		if (w->batches[i].sender == sender)
+			return true;
+	}
+	return false;
+}
+
+/* Where a batch of p for sweep_id goes: the ring slot, and the verdict.
+ * Never before the slot of p's batch still waiting there: batches of a
+ * sender are acknowledged in their order (issue 15, item 14). */
+static size_t
+slot_of(const struct sweeps *s, const struct sw_sender *p, uint64_t sweep_id,
+    int *verdict)
+{
+	uint64_t target = sweep_id / s->interval * s->interval;
+	size_t k = 0;
+
+	if (target < s->ring[0].id) {
+		*verdict = SWEEPS_LATE;
+	} else {
+		k = (size_t)((target - s->ring[0].id) / s->interval);
+		if (k > SWEEPS_AHEAD)
+			k = SWEEPS_AHEAD;
+		*verdict = k == 0 ? SWEEPS_ON_TIME : SWEEPS_AHEAD_OF_US;
+	}
+	if (p->pending_batch != 0 && p->pending_sweep >= s->ring[0].id) {
+		size_t k0 =
+		    (size_t)((p->pending_sweep - s->ring[0].id) / s->interval);
+
+		if (k0 > k) {
+			k = k0 <= SWEEPS_AHEAD ? k0 : SWEEPS_AHEAD;
+			if (*verdict == SWEEPS_ON_TIME)
+				*verdict = SWEEPS_AHEAD_OF_US;
+		}
+	}
+	return k;
+}
+
+/* A resend of p's waiting batch on a new connection: acknowledge it
+ * there. */
+static void
+repoint_acks(struct sweeps *s, const char *sender, uint64_t peer, uint64_t seq)
+{
+	size_t k, i;
+
+	for (k = 0; k < NRING; k++) {
+		struct sw_sweep *w = &s->ring[k];
+
+		for (i = 0; i < w->nacks; i++) {
+			if (strcmp(w->acks[i].sender, sender) == 0) {
+				w->acks[i].peer = peer;
+				w->acks[i].seq = seq;
+			}
+		}
+	}
+}
+
 int
 sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
-    const uint8_t *payload, size_t n, uint64_t safe_batch, uint64_t peer,
-    uint64_t seq, struct lh_err *err)
+    struct msg_sweep *hdr, const uint8_t *payload, size_t n,
+    uint64_t safe_batch, uint64_t peer, uint64_t seq, struct lh_err *err)
 {
 	struct msg_sweep h;
 	struct sw_sender *p;
 	struct sw_sweep *w;
 	struct add_ctx ctx;
 	struct sweeps_ack *ack;
-	uint64_t target;
-	size_t k;
+	struct sw_batch *b;
+	uint8_t *copy;
+	uint32_t sidx;
 	int verdict, rc;
 
-	rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err);
-	if (rc < 0)
+	if (hdr != NULL)
+		h = *hdr;
+	else if ((rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err)) < 0)
 		return rc;
 	if (h.batch <= safe_batch)
 		return SWEEPS_DUPLICATE;
@@ -388,40 +715,37 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	if (p == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	if (p->pending_batch != 0 && h.batch <= p->pending_batch) {
-		/* Sent again on a new connection: acknowledge that one. */
-		for (k = 0; k < NRING; k++) {
-			size_t i;
-
-			w = &s->ring[k];
-			for (i = 0; i < w->nacks; i++) {
-				if (strcmp(w->acks[i].sender, sender) == 0) {
-					w->acks[i].peer = peer;
-					w->acks[i].seq = seq;
-				}
-			}
-		}
+		repoint_acks(s, sender, peer, seq);
 		return SWEEPS_RESEND;
 	}
-	target = sweep_id / s->interval * s->interval;
-	if (target < s->ring[0].id) {
-		k = 0;
-		verdict = SWEEPS_LATE;
-	} else {
-		k = (size_t)((target - s->ring[0].id) / s->interval);
-		if (k > SWEEPS_AHEAD)
-			k = SWEEPS_AHEAD;
-		verdict = k == 0 ? SWEEPS_ON_TIME : SWEEPS_AHEAD_OF_US;
-	}
-	w = &s->ring[k];
+	sidx = (uint32_t)(p - s->senders);
+	w = &s->ring[slot_of(s, p, sweep_id, &verdict)];
 	ack = array_grow(w->acks, &w->acap, w->nacks, sizeof(*w->acks));
 	if (ack == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	w->acks = ack;
+	b = array_grow(w->batches, &w->bcap, w->nbatches, sizeof(*w->batches));
+	if (b == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	w->batches = b;
+	copy = malloc(n > 0 ? n : 1);
+	if (copy == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	memcpy(copy, payload, n);
 	ctx.s = s;
 	ctx.w = w;
-	rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
-	if (rc < 0)
+	if (holds_batch_of(w, sidx))
+		rc = combine(&ctx, sidx, payload, n, &h);
+	else
+		rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
+	if (rc < 0) {
+		free(copy);
 		return lh_err_set(err, 0, rc, "out of memory");
+	}
+	b = &w->batches[w->nbatches++];
+	b->sender = sidx;
+	b->payload = copy;
+	b->n = n;
 	ack = &w->acks[w->nacks++];
 	memcpy(ack->sender, p->name, sizeof(ack->sender));
 	ack->batch = h.batch;
@@ -433,6 +757,8 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	p->pending_sweep = w->id;
 	if (w->id > p->last_reported)
 		p->last_reported = w->id;
+	if (hdr != NULL)
+		hdr->nops_dropped = h.nops_dropped;
 	return verdict;
 }
 
@@ -736,6 +1062,7 @@ sweeps_close(struct sweeps *s, uint64_t now_ns, sweeps_client_fn client_fn,
 	done.n = 0;
 	done.nops = 0;
 	done.nacks = 0;
+	batches_clear(&done);
 	done.nlate = 0;
 	hindex_clear(&done.index);
 	s->ring[SWEEPS_AHEAD] = done;

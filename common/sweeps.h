@@ -12,11 +12,16 @@
  *    spike.  A batch ahead of the oldest open sweep (a gatherer's clock
  *    ahead, or a fast gatherer) waits in its own sweep, at most
  *    SWEEPS_AHEAD sweeps ahead.
- *  - A sender has at most one batch unacknowledged (it waits for the ACK
+ *  - A sender has normally one batch unacknowledged (it waits for the ACK
  *    before sending the next), and batches are acknowledged when the sweep
- *    holding them closes: so a sweep holds at most one batch per sender,
- *    and a client's rate is exactly the sum over senders of delta / span,
- *    counter by counter (docs/protocol.md 4.4).
+ *    holding them closes.  A sweep can still get two of one sender (its
+ *    late batch folded in, then its next one on time): for each client
+ *    they combine as deltas over summed spans, so a steady rate is shown
+ *    as that rate, never as a spike; each batch is kept until its sweep
+ *    closes for that.  A client's rate is the sum over senders of its
+ *    delta / span, counter by counter (docs/protocol.md 4.4).
+ *  - A batch never goes into a sweep before the one holding its sender's
+ *    previous batch, so acknowledgements follow batch order.
  *  - A batch already in an open sweep and sent again (the gatherer
  *    reconnected) is not counted again; it is acknowledged, on the new
  *    connection, when that sweep closes.  A batch at or below the sender's
@@ -115,14 +120,18 @@ void sweeps_free(struct sweeps *s);
 
 /*
  * A SWEEP frame (authenticated) from sender: sweep_id from its header,
- * payload its SWEEP message.  safe_batch: the sender's highest batch in
- * the caller's ledger.  peer and seq say where to acknowledge it.
- * Returns an enum sweeps_verdict, or a negative errno with err set (a
- * malformed SWEEP: nothing of it is counted).
+ * payload its SWEEP message, hdr what msg_sweep_decode() made of that
+ * payload's header (NULL: decoded here; a caller that has it spares a
+ * pass over the records); when it is counted, hdr->nops_dropped is set
+ * to the records whose op counts the decoder left out (it counts them
+ * only while handing records out).  safe_batch: the sender's highest
+ * batch in the caller's ledger.  peer and seq say where to acknowledge
+ * it.  Returns an enum sweeps_verdict, or a negative errno with err set
+ * (a malformed SWEEP: nothing of it is counted).
  */
 int sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
-    const uint8_t *payload, size_t n, uint64_t safe_batch, uint64_t peer,
-    uint64_t seq, struct lh_err *err);
+    struct msg_sweep *hdr, const uint8_t *payload, size_t n,
+    uint64_t safe_batch, uint64_t peer, uint64_t seq, struct lh_err *err);
 
 /* Batches counted in the oldest open sweep so far. */
 size_t sweeps_open_batches(const struct sweeps *s);
@@ -163,6 +172,15 @@ int sweeps_reconfigure(struct sweeps *s, const struct sweeps_conf *c);
  * previous one (an aggregator restarted: the gatherers of its ledger).
  * Returns 0 or -ENOMEM. */
 int sweeps_expect(struct sweeps *s, const char *sender);
+
+/*
+ * The caller's wall clock stepped: relabel the open sweeps, and what
+ * refers to them, by shift_s seconds (a multiple of the interval), so
+ * that sweeps stay labelled by the wall clock while each closes when it
+ * was due (issue 15, item 7).  A shift that would take the oldest open
+ * sweep below 0 takes it to 0.
+ */
+void sweeps_shift(struct sweeps *s, int64_t shift_s);
 
 /* The sender's last batch counted in an open sweep (0: none), so that
  * the caller can tell a resend before decoding it. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The aggregator role (see aggregator.h). */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -44,6 +45,18 @@
 #define IP_MAX          64
 #define MISSING_LOG_NS  (600 * CLOCK_NS_PER_S) /* a missing gatherer */
 #define UNMAPPED_LOG_NS (600 * CLOCK_NS_PER_S) /* unmapped clients */
+#define RATELIMIT_NS    (60 * CLOCK_NS_PER_S)  /* repeated conditions */
+/* How far ahead of this aggregator's wall clock a SWEEP's sweep id, and
+ * the batch number of a sender with a ledger entry (microseconds, as a
+ * sender without state numbers them), may be: beyond, refused
+ * (docs/protocol.md section 6).  A day covers any clock in service. */
+#define AHEAD_MAX_S     86400
+/* A wall clock that moved this much more or less than the monotonic
+ * clock since the last look was stepped. */
+#define STEP_NS         (CLOCK_NS_PER_S)
+/* The test hook of docs/reliability.md section 7: a file holding an
+ * offset in seconds added to the wall clock, read at each use. */
+#define CLOCK_HOOK_ENV  "LH_TEST_CLOCK_OFFSET_FILE"
 
 /* One host's rates in one filesystem, in the sweep being closed: the
  * NIDs of a multi-rail client that map to one host are summed here. */
@@ -54,6 +67,13 @@ struct host_acc {
 	char fs[MSG_FS_MAX];
 	double rate[SWEEPS_NCOUNTERS];
 	double oprate[MDOPS_N]; /* metadata ops, per second */
+};
+
+/* A repeating condition: its first line, then at most one a minute
+ * saying how many were not logged. */
+struct ratelimit {
+	uint64_t last;    /* monotonic ns of the last line, 0: none yet */
+	uint64_t skipped; /* since then */
 };
 
 /* A gatherer that missed sweeps: named once, then every ten minutes. */
@@ -96,6 +116,20 @@ struct aggregator {
 	uint64_t unmapped_logged;
 	struct missing *missing;
 	size_t nmissing, mcap;
+	/* The wall clock: the test hook's file (NULL: none), and the wall
+	 * clock's offset from the monotonic one at the last look. */
+	const char *clock_hook;
+	int64_t wall_mono;
+	bool wall_seen;
+	/* Batches counted already and sent again (acknowledged as
+	 * duplicates), held for a ledger entry that cannot be read, and
+	 * refused (batch number or sweep id out of bounds). */
+	uint64_t duplicates, held_batches, refused;
+	struct ratelimit dup_rl, held_rl, refused_rl;
+	/* What the decoder left out of SWEEPs counted (docs/protocol.md
+	 * 4.4): records, and records' metadata-op counts. */
+	uint64_t dropped_recs, dropped_ops;
+	struct ratelimit dropped_rl;
 	/* What the last closed sweep cost, for the -v lines the benchmark
 	 * (tests/bench/agg_load.sh) reads: its values going out. */
 	struct {
@@ -157,6 +191,90 @@ host_get(struct aggregator *a, const char *host, const char *fs)
 		return NULL;
 	a->nh++;
 	return e;
+}
+
+/* Whether this occurrence gets its line; *ret_skipped: how many did
+ * not since the last one. */
+static bool
+ratelimit_pass(struct ratelimit *r, uint64_t *ret_skipped)
+{
+	uint64_t now = clock_monotonic_ns();
+
+	if (r->last != 0 && now - r->last < RATELIMIT_NS) {
+		r->skipped++;
+		return false;
+	}
+	*ret_skipped = r->skipped;
+	r->skipped = 0;
+	r->last = now;
+	return true;
+}
+
+/* The test hook's offset, ns: whole seconds, signed; 0 when the file is
+ * missing or holds anything else. */
+static int64_t
+hook_offset_ns(const char *path)
+{
+	char text[32], *end;
+	long long v;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (f == NULL)
+		return 0;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	(void)fclose(f);
+	text[n] = '\0';
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (end == text || errno != 0 || (*end != '\0' && *end != '\n') ||
+	    v > 100LL * 365 * 86400 || v < -100LL * 365 * 86400)
+		return 0;
+	return (int64_t)v * (int64_t)CLOCK_NS_PER_S;
+}
+
+/* The wall clock, ns (with the test hook's offset when it is set). */
+static uint64_t
+wall_ns(const struct aggregator *a)
+{
+	uint64_t now = clock_realtime_ns();
+
+	if (a->clock_hook == NULL)
+		return now;
+	return (uint64_t)((int64_t)now + hook_offset_ns(a->clock_hook));
+}
+
+/*
+ * The wall clock for the sweeps.  Sweeps are labelled by the wall clock
+ * but scheduled by durations (libevent's timers run on the monotonic
+ * clock); a step of the wall clock (it moved STEP_NS more or less than
+ * the monotonic clock since the last look) is one line, and the open
+ * sweeps are relabelled by the step rounded to whole intervals: each
+ * closes when it was due, instead of every sweep of the step closing at
+ * once (forward) or none until the clock catches up (back).
+ */
+static uint64_t
+sweep_now(struct aggregator *a)
+{
+	uint64_t wall = wall_ns(a), mono = clock_monotonic_ns();
+	int64_t off = (int64_t)(wall - mono), step = off - a->wall_mono;
+	int64_t ivl = (int64_t)a->cfg->interval * (int64_t)CLOCK_NS_PER_S;
+
+	if (a->wall_seen && a->sweeps != NULL &&
+	    (step >= (int64_t)STEP_NS || step <= -(int64_t)STEP_NS)) {
+		int64_t half = step > 0 ? ivl / 2 : -ivl / 2;
+		int64_t shift = (step + half) / ivl * (int64_t)a->cfg->interval;
+
+		log_warnx(
+		    "wall clock stepped %s by %.3f s: the open sweeps are "
+		    "relabelled by %+" PRId64 " s and close on schedule",
+		    step > 0 ? "forward" : "back",
+		    (double)(step > 0 ? step : -step) / 1e9, shift);
+		sweeps_shift(a->sweeps, shift);
+	}
+	a->wall_mono = off;
+	a->wall_seen = true;
+	return wall;
 }
 
 /*
@@ -633,19 +751,15 @@ relay_sweep(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
 /* A batch whose acknowledgement is held back, sent again: acknowledge it
  * on this connection when it can be.  True if it was one. */
 static bool
-held_resend(struct aggregator *a, const char *sender,
+held_resend(struct aggregator *a, const char *sender, const struct msg_sweep *h,
     const struct session_frame *f, uint64_t peer)
 {
-	struct msg_sweep h;
 	bool found = false;
 	size_t i;
 
-	if (a->nheld == 0 ||
-	    msg_sweep_decode(&h, f->payload, f->hdr.len, NULL, NULL, NULL) < 0)
-		return false;
 	for (i = 0; i < a->nheld; i++) {
 		if (strcmp(a->held[i].sender, sender) == 0 &&
-		    h.batch <= a->held[i].batch) {
+		    h->batch <= a->held[i].batch) {
 			a->held[i].peer = peer;
 			a->held[i].seq = f->hdr.seq;
 			found = true;
@@ -730,15 +844,14 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 static void
 close_ready(struct aggregator *a)
 {
-	uint64_t now = clock_realtime_ns(), deadline;
+	uint64_t now = sweep_now(a), deadline;
 	struct timeval tv;
 
 	while (sweeps_ready(a->sweeps, now)) {
 		close_one(a, now, false);
-		now = clock_realtime_ns();
+		now = sweep_now(a);
 	}
 	deadline = sweeps_next_ns(a->sweeps);
-	now = clock_realtime_ns();
 	deadline = deadline > now ? deadline - now : 0;
 	tv.tv_sec = (time_t)(deadline / CLOCK_NS_PER_S);
 	tv.tv_usec = (suseconds_t)(deadline % CLOCK_NS_PER_S / 1000);
@@ -758,7 +871,7 @@ stop_sweep(struct aggregator *a)
 
 	if (a->sweeps == NULL || sweeps_open_batches(a->sweeps) == 0)
 		return;
-	close_one(a, clock_realtime_ns(), true);
+	close_one(a, sweep_now(a), true);
 	flush_sink(a);
 	(void)event_base_loopexit(a->base, &flush);
 	(void)event_base_dispatch(a->base);
@@ -772,16 +885,44 @@ close_cb(evutil_socket_t fd, short what, void *arg)
 	close_ready(arg);
 }
 
+/* gatherer_networks: a name bound to networks is taken from them only
+ * (issue 15, item 2); other names from wherever the listener admits. */
+static int
+check_bound(const struct aggregator *a, struct receiver_peer *p,
+    const char *name, struct lh_err *err)
+{
+	const struct lh_bind *b = NULL;
+	struct sockaddr_storage ss;
+	size_t i;
+
+	for (i = 0; i < a->cfg->nbinds && b == NULL; i++) {
+		if (strcmp(a->cfg->binds[i].name, name) == 0)
+			b = &a->cfg->binds[i];
+	}
+	if (b == NULL)
+		return 0;
+	if (receiver_peer_sockaddr(p, &ss) == 0) {
+		for (i = 0; i < b->nnets; i++) {
+			if (cidr_match(&b->nets[i],
+			        (const struct sockaddr *)&ss))
+				return 0;
+		}
+	}
+	return lh_err_set(err, 0, -EACCES,
+	    "not from the networks gatherer_networks binds this name to");
+}
+
 static int
 on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
     struct lh_err *err)
 {
 	struct aggregator *a = arg;
 	char name[MSG_NAME_MAX];
-	int64_t skew = (int64_t)(h->time_ns - clock_realtime_ns());
+	int64_t skew = (int64_t)(h->time_ns - wall_ns(a));
 
-	(void)err;
 	log_safe(name, sizeof(name), h->name);
+	if (check_bound(a, p, h->name, err) < 0)
+		return -EACCES;
 	const char *role = h->role == MSG_ROLE_RELAY ? "relay" : "gatherer";
 
 	if (h->interval != a->cfg->interval)
@@ -803,36 +944,174 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 	return 0;
 }
 
+/*
+ * A SWEEP's header, the whole payload checked.  The one place that says
+ * what of a SWEEP is refused: only one that cannot be decoded (the peer
+ * is dropped with the reason).  What the decoder leaves out of one that
+ * decodes (records of a filesystem whose name cannot be a metric name,
+ * op counts above mds_ops) is noted by note_dropped() once it is counted.
+ */
+static int
+sweep_header(const struct session_frame *f, struct msg_sweep *h,
+    struct lh_err *err)
+{
+	return msg_sweep_decode(h, f->payload, f->hdr.len, NULL, NULL, err);
+}
+
+/* The first filesystem of h the decoder dropped, for the log. */
+static void
+first_dropped_fs(const struct msg_sweep *h, char *out, size_t size)
+{
+	unsigned i;
+
+	(void)snprintf(out, size, "-");
+	for (i = 0; i < h->nfs && i < 64; i++) {
+		if ((h->fs_dropped & ((uint64_t)1 << i)) != 0) {
+			log_safe(out, size, h->fs[i]);
+			return;
+		}
+	}
+}
+
+/* A SWEEP counted without the parts the decoder could not use: counted,
+ * and a line at most once a minute (issue 15, item 9). */
+static void
+note_dropped(struct aggregator *a, struct receiver_peer *p,
+    const struct msg_sweep *h)
+{
+	char fs[MSG_FS_MAX];
+	uint64_t skipped;
+
+	if (h->ndropped == 0 && h->nops_dropped == 0)
+		return;
+	a->dropped_recs += h->ndropped;
+	a->dropped_ops += h->nops_dropped;
+	if (!ratelimit_pass(&a->dropped_rl, &skipped))
+		return;
+	first_dropped_fs(h, fs, sizeof(fs));
+	log_warnx("gatherer %s (%s): batch %" PRIu64 ": %" PRIu32
+	          " records of filesystems whose names cannot be metric "
+	          "names (%s) and the op counts of %" PRIu32
+	          " records above their mds_ops dropped, the rest counted "
+	          "(%" PRIu64 " records and %" PRIu64
+	          " op counts in all, %" PRIu64 " lines not logged)",
+	    receiver_peer_name(p), receiver_peer_addr(p), h->batch, h->ndropped,
+	    fs, h->nops_dropped, a->dropped_recs, a->dropped_ops, skipped);
+}
+
+/* A batch counted already, sent again (its ACK was lost): acknowledged
+ * as a duplicate, counted, and logged at most once a minute. */
+static void
+ack_duplicate(struct aggregator *a, struct receiver_peer *p,
+    const struct session_frame *f, uint64_t batch, uint64_t safe)
+{
+	struct msg_ack ack = {MSG_ACK_DUPLICATE, f->hdr.seq, batch, wall_ns(a)};
+	uint64_t skipped;
+
+	a->duplicates++;
+	if (ratelimit_pass(&a->dup_rl, &skipped))
+		log_info("gatherer %s (%s): batch %" PRIu64 " was counted "
+		         "already (ledger: %" PRIu64 "), acknowledged as a "
+		         "duplicate, not counted again; %" PRIu64
+		         " duplicates in all, %" PRIu64 " not logged",
+		    receiver_peer_name(p), receiver_peer_addr(p), batch, safe,
+		    a->duplicates, skipped);
+	(void)receiver_peer_ack(p, &ack);
+}
+
+/* The sender's ledger entry cannot be read: its batch is neither counted
+ * nor acknowledged (the sender keeps it and sends it again), and the
+ * file is left for the operator (docs/reliability.md section 3). */
+static void
+hold_batch(struct aggregator *a, struct receiver_peer *p, uint64_t batch,
+    const struct lh_err *lerr)
+{
+	uint64_t skipped;
+
+	a->held_batches++;
+	if (ratelimit_pass(&a->held_rl, &skipped))
+		log_warnx("ledger %s; gatherer %s: batch %" PRIu64
+		          " held unacknowledged, not counted (%" PRIu64
+		          " held, %" PRIu64 " not logged): write that "
+		          "number minus one into the file, or remove it "
+		          "(lharvestd.conf(5), FILES)",
+		    lerr->reason, receiver_peer_name(p), batch, a->held_batches,
+		    skipped);
+}
+
+/*
+ * A batch number or sweep id no clock in service can give: refused with
+ * a reason (the peer is dropped, one line) and not recorded, so that one
+ * holder of the key cannot make every later batch of a gatherer a
+ * "duplicate" (issue 15, items 2 and 14).  A sender with no ledger entry
+ * is never refused for its batch number: it may number from a clock of
+ * its own (docs/protocol.md section 5).
+ */
+static int
+check_bounds(struct aggregator *a, const struct session_frame *f,
+    const struct msg_sweep *h, uint64_t safe, struct lh_err *err)
+{
+	uint64_t now_s = wall_ns(a) / CLOCK_NS_PER_S, skipped;
+	uint64_t max_s = now_s + AHEAD_MAX_S;
+	uint64_t max_us = max_s * 1000000u;
+	int rc = 0;
+
+	if (f->hdr.sweep_id > max_s)
+		rc = lh_err_set(err, 0, -ERANGE,
+		    "sweep id %" PRIu64 " more than %d s ahead of our "
+		    "clock (%" PRIu64 "), refused",
+		    f->hdr.sweep_id, AHEAD_MAX_S, now_s);
+	else if (safe != 0 && h->batch > max_us)
+		rc = lh_err_set(err, 0, -ERANGE,
+		    "batch %" PRIu64 " above our clock in microseconds "
+		    "plus %d s (%" PRIu64 "), refused, not recorded",
+		    h->batch, AHEAD_MAX_S, max_us);
+	if (rc < 0) {
+		a->refused++;
+		/* The receiver logs the drop; this says how often. */
+		if (ratelimit_pass(&a->refused_rl, &skipped) && skipped > 0)
+			log_warnx("%" PRIu64 " SWEEPs refused for their batch "
+			          "number or sweep id in all",
+			    a->refused);
+	}
+	return rc;
+}
+
 static int
 on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
     struct lh_err *err)
 {
 	struct aggregator *a = arg;
 	const char *sender = receiver_peer_name(p);
+	struct msg_sweep h;
 	struct lh_err lerr;
 	uint64_t safe;
 	int v;
 
 	if (f->hdr.type != FRAME_SWEEP)
 		return 0; /* a later message type this version ignores */
-	if (held_resend(a, sender, f, receiver_peer_id(p)))
+	v = sweep_header(f, &h, err);
+	if (v < 0)
+		return v;
+	if (held_resend(a, sender, &h, f, receiver_peer_id(p)))
 		return 0;
-	safe = ledger_get(a->ledger, sender, &lerr);
-	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, f->payload,
+	lh_err_clear(&lerr);
+	if (ledger_lookup(a->ledger, sender, &safe, &lerr) < 0) {
+		hold_batch(a, p, h.batch, &lerr);
+		return 0;
+	}
+	if (h.batch <= safe) {
+		ack_duplicate(a, p, f, h.batch, safe);
+		return 0;
+	}
+	if (check_bounds(a, f, &h, safe, err) < 0)
+		return -ERANGE;
+	v = sweeps_add(a->sweeps, sender, f->hdr.sweep_id, &h, f->payload,
 	    f->hdr.len, safe, receiver_peer_id(p), f->hdr.seq, err);
 	if (v < 0)
 		return v;
-	if (v == SWEEPS_DUPLICATE) {
-		struct msg_ack ack = {MSG_ACK_DUPLICATE, f->hdr.seq, 0,
-		    clock_realtime_ns()};
-		struct msg_sweep h;
-
-		if (msg_sweep_decode(&h, f->payload, f->hdr.len, NULL, NULL,
-		        NULL) == 0)
-			ack.batch = h.batch;
-		(void)receiver_peer_ack(p, &ack);
-		return 0;
-	}
+	if (v != SWEEPS_RESEND)
+		note_dropped(a, p, &h);
 	close_ready(a);
 	return 0;
 }
@@ -870,7 +1149,7 @@ static void
 seed_roster(struct aggregator *a)
 {
 	struct seed_ctx c = {a,
-	    (int64_t)(clock_realtime_ns() / CLOCK_NS_PER_S) -
+	    (int64_t)(wall_ns(a) / CLOCK_NS_PER_S) -
 	        (int64_t)a->cfg->interval * 3,
 	    0};
 
@@ -949,7 +1228,7 @@ preflight(struct aggregator *a)
 	sc.deadline_ms = cfg->deadline_ms;
 	sc.expected = cfg->gatherers;
 	sc.nexpected = cfg->ngatherers;
-	if (sweeps_new(&sc, clock_realtime_ns(), &a->sweeps) < 0) {
+	if (sweeps_new(&sc, sweep_now(a), &a->sweeps) < 0) {
 		log_warnx("%s: cannot set up sweeps (interval %u s, deadline "
 		          "%u ms)",
 		    cfg->path, cfg->interval, cfg->deadline_ms);
@@ -1346,6 +1625,7 @@ aggregator_run(struct lh_config *cfg, bool detach)
 	memset(&a, 0, sizeof(a));
 	a.cfg = cfg;
 	a.lock_fd = -1;
+	a.clock_hook = getenv(CLOCK_HOOK_ENV);
 	hindex_init(&a.hindex);
 	if (preflight(&a) < 0 || loop_detach(detach) < 0)
 		goto out;

@@ -43,7 +43,7 @@ struct dump_options {
 	unsigned read_timeout;
 	unsigned max_conns;
 	const char *state_dir; /* --state: remember batches across restarts */
-	bool log_all;          /* --log-all: no rate limit on strangers' lines */
+	bool log_all; /* --log-all: no rate limit on strangers' lines */
 	int verbose;
 };
 
@@ -632,9 +632,14 @@ listen_sweep(struct ledger *ledger, struct receiver_peer *p,
 	ack.batch = sw.batch;
 	ack.time_ns = clock_realtime_ns();
 	lh_err_clear(&lerr);
-	safe = ledger_get(ledger, receiver_peer_name(p), &lerr);
-	if (lerr.reason[0] != '\0')
-		log_warnx("%s", lerr.reason);
+	if (ledger_lookup(ledger, receiver_peer_name(p), &safe, &lerr) < 0) {
+		/* As the aggregator: neither printed nor acknowledged until
+		 * the file is fixed or removed (lharvestd.conf(5), FILES). */
+		log_warnx("ledger %s; peer %s: batch %" PRIu64 " held "
+		          "unacknowledged, not printed",
+		    lerr.reason, receiver_peer_name(p), sw.batch);
+		return 0;
+	}
 	if (sw.batch <= safe) {
 		/* A resend of what was printed already (the ACK was lost, or
 		 * this process restarted): acknowledge, do not print. */

@@ -62,6 +62,8 @@ struct gatherer {
 	struct lstats *st; /* its parse */
 	char state_path[PATH_MAX];
 	int lock_fd;
+	/* Duplicate ACKs, and the last line about them (monotonic ns). */
+	uint64_t dups, dup_logged;
 	uint64_t next_ns;  /* the boundary the timer is set for */
 	bool troubled;     /* the last sweep had unreadable files */
 	bool no_targets;   /* the last sweep found no target */
@@ -519,12 +521,26 @@ fill_hello(void *arg, struct msg_hello *h)
 	}
 }
 
+/* A duplicate ACK: the aggregator had counted the batch before (an ACK
+ * lost to a cut or a restart), at most one line a minute. */
 static void
 acked(void *arg, uint64_t batch, bool duplicate)
 {
-	(void)arg;
-	log_debug("batch %" PRIu64 " acknowledged%s", batch,
-	    duplicate ? " (the aggregator had it already)" : "");
+	struct gatherer *g = arg;
+	uint64_t now = clock_monotonic_ns();
+
+	if (!duplicate) {
+		log_debug("batch %" PRIu64 " acknowledged", batch);
+		return;
+	}
+	g->dups++;
+	if (g->dup_logged != 0 && now - g->dup_logged < 60 * CLOCK_NS_PER_S)
+		return;
+	g->dup_logged = now;
+	log_info("batch %" PRIu64 " acknowledged (the aggregator had it "
+	         "already): a duplicate, not counted twice (%" PRIu64
+	         " in all)",
+	    batch, g->dups);
 }
 
 /* Hold state_dir for this process, and know where the state file is. */

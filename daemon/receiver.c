@@ -1217,3 +1217,17 @@ receiver_peer_data(const struct receiver_peer *p)
 {
 	return p->data;
 }
+
+int
+receiver_peer_sockaddr(const struct receiver_peer *p,
+    struct sockaddr_storage *ret)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(bufferevent_getfd(p->bev), (struct sockaddr *)&ss,
+	        &len) < 0)
+		return -errno;
+	*ret = ss;
+	return 0;
+}

@@ -44,6 +44,7 @@ struct msg_hello;
 struct session_frame;
 struct receiver;
 struct receiver_peer;
+struct sockaddr_storage;
 
 #define RECEIVER_HANDSHAKE_TIMEOUT 10  /* seconds */
 #define RECEIVER_READ_TIMEOUT      120 /* seconds; above the sweep interval */
@@ -150,5 +151,10 @@ int receiver_peer_ack(struct receiver_peer *p, const struct msg_ack *a);
 
 /* Drop the peer now: one log line with the reason, then close. */
 void receiver_peer_drop(struct receiver_peer *p, const char *reason);
+
+/* The peer's address, for a role's own checks (the aggregator's
+ * gatherer_networks).  Returns 0, or a negative errno. */
+int receiver_peer_sockaddr(const struct receiver_peer *p,
+    struct sockaddr_storage *ret);
 
 #endif

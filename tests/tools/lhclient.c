@@ -86,6 +86,7 @@ struct lhc {
 	size_t max_frame;
 	bool no_bye;
 	bool print_sent;
+	bool pipeline;         /* every SWEEP sent, then the ACKs awaited */
 	uint8_t role;          /* the HELLO's; outside 1-3 it must be refused */
 	const char *rename_fs; /* "OLD=NEW", same length: in the SWEEPs only */
 	/* state */
@@ -128,7 +129,7 @@ usage(void)
 	    "  [--delay S (before each SWEEP)]\n"
 	    "  [--clock-offset S] [--timeout S] [--max-frame N] "
 	    "[--write-capture FILE]\n"
-	    "  [--read-capture FILE]\n"
+	    "  [--read-capture FILE] [--pipeline (every SWEEP, then the ACKs)]\n"
 	    "  [--no-bye] [--print-sent] [--role N] [--rename-fs OLD=NEW]\n"
 	    "  [--bad-mac | --replay | --oversize | --idle | --idle-open |\n"
 	    "   --garbage | --wrong-version | --half-frame | --version-1 |\n"
@@ -168,6 +169,7 @@ parse_args(struct lhc *c, int argc, char **argv)
 	    {"read-capture", required_argument, NULL, 'R'},
 	    {"no-bye", no_argument, NULL, 'b'},
 	    {"print-sent", no_argument, NULL, 'p'},
+	    {"pipeline", no_argument, NULL, 'P'},
 	    {"bad-mac", no_argument, NULL, 1000 + LHC_BAD_MAC},
 	    {"replay", no_argument, NULL, 1000 + LHC_REPLAY},
 	    {"oversize", no_argument, NULL, 1000 + LHC_OVERSIZE},
@@ -214,10 +216,10 @@ parse_args(struct lhc *c, int argc, char **argv)
 			c->sweeps = (unsigned)num("--sweeps", optarg, 100000);
 			break;
 		case 'I':
-			c->sweep_id = num("--sweep-id", optarg, UINT32_MAX);
+			c->sweep_id = num("--sweep-id", optarg, UINT64_MAX);
 			break;
 		case 'B':
-			c->first_batch = num("--batch", optarg, UINT32_MAX);
+			c->first_batch = num("--batch", optarg, UINT64_MAX);
 			break;
 		case 'i':
 			c->interval = (uint32_t)num("--interval", optarg, 3600);
@@ -249,6 +251,9 @@ parse_args(struct lhc *c, int argc, char **argv)
 			break;
 		case 'b':
 			c->no_bye = true;
+			break;
+		case 'P':
+			c->pipeline = true;
 			break;
 		case 'p':
 			c->print_sent = true;
@@ -743,6 +748,7 @@ static void
 run(struct lhc *c)
 {
 	static const char http[] = "GET / HTTP/1.1\r\nHost: lharvest\r\n\r\n";
+	uint64_t seq0 = 0;
 	struct wbuf w;
 
 	if (c->mode == LHC_GARBAGE) {
@@ -790,11 +796,17 @@ run(struct lhc *c)
 			expect_close(c, "replay");
 		default:
 			send_all(c, w.data, w.len);
-			wait_ack(c, c->s.send_seq, c->first_batch + k);
+			if (k == 0)
+				seq0 = c->s.send_seq;
+			if (!c->pipeline)
+				wait_ack(c, c->s.send_seq, c->first_batch + k);
 			break;
 		}
 		wbuf_free(&w);
 	}
+	/* Pipelined: the ACKs come in batch order (docs/protocol.md 5). */
+	for (unsigned k = 0; c->pipeline && k < c->sweeps; k++)
+		wait_ack(c, seq0 + k, c->first_batch + k);
 	if (!c->no_bye) {
 		struct msg_bye bye;
 		struct wbuf p;

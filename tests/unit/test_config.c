@@ -385,6 +385,59 @@ START_TEST(bad_admission_configs)
 }
 END_TEST
 
+/* gatherer_networks: names bound to networks (issue 15, item 2). */
+START_TEST(gatherer_networks)
+{
+	struct lh_config *c = NULL;
+	const char *p = write_conf("role = \"aggregator\"\n"
+	                           "gatherer_networks = {\"oss1 10.1.0.11\", "
+	                           "\"mds1  10.1.0.0/24\t2001:db8::/64 \"}\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_uint_eq(c->nbinds, 2);
+	ck_assert_str_eq(c->binds[0].name, "oss1");
+	ck_assert_uint_eq(c->binds[0].nnets, 1);
+	ck_assert_uint_eq(c->binds[0].nets[0].bits, 32);
+	ck_assert_str_eq(c->binds[1].name, "mds1");
+	ck_assert_uint_eq(c->binds[1].nnets, 2);
+	ck_assert_uint_eq(c->binds[1].nets[1].bits, 64);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+static const struct {
+	const char *text, *reason;
+} bad_binds[] = {
+    {"gatherer_networks = {\"oss1\"}\n",
+        "1: gatherer_networks: 'oss1': a name, then the networks"},
+    {"gatherer_networks = {\"oss1 10.0.0.0/33\"}\n",
+        "1: gatherer_networks: 'oss1 10.0.0.0/33': '10.0.0.0/33': the "
+        "prefix length"},
+    {"gatherer_networks = {\"oss1 oss2\"}\n",
+        "1: gatherer_networks: 'oss1 oss2': 'oss2' is not an IPv4"},
+    {"gatherer_networks = {\"oss1 10.0.0.1\", \"oss1 10.0.0.2\"}\n",
+        "1: gatherer_networks: 'oss1' named twice"},
+    {"gatherer_networks = {\" \"}\n",
+        "1: gatherer_networks: ' ': a name, then the networks"},
+};
+
+START_TEST(bad_gatherer_networks)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char want[512];
+	const char *p = write_conf(bad_binds[_i].text);
+
+	ck_assert_int_lt(config_load(p, &c, &err), 0);
+	ck_assert_ptr_null(c);
+	(void)snprintf(want, sizeof(want), "%s:%s", p, bad_binds[_i].reason);
+	ck_assert_msg(strncmp(err.reason, want, strlen(want)) == 0,
+	    "got '%s', want '%s'", err.reason, want);
+	(void)unlink(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -403,6 +456,9 @@ main(void)
 	tcase_add_loop_test(tc, bad_admission_configs, 0,
 	    sizeof(bad_admission) / sizeof(bad_admission[0]));
 	tcase_add_test(tc, user_key);
+	tcase_add_test(tc, gatherer_networks);
+	tcase_add_loop_test(tc, bad_gatherer_networks, 0,
+	    sizeof(bad_binds) / sizeof(bad_binds[0]));
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

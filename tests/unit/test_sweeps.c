@@ -61,7 +61,8 @@ add(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
 	int rc;
 
 	make(&w, batch, r, n);
-	rc = sweeps_add(s, sender, sweep, w.data, w.len, safe, 7, batch, &err);
+	rc = sweeps_add(s, sender, sweep, NULL, w.data, w.len, safe, 7, batch,
+	    &err);
 	wbuf_free(&w);
 	return rc;
 }
@@ -295,8 +296,8 @@ START_TEST(resend_and_duplicate)
 	ck_assert_int_eq(add(s, "oss1", T0, 5, a, 1, 4), SWEEPS_ON_TIME);
 	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 5);
 	make(&w, 5, a, 1);
-	ck_assert_int_eq(sweeps_add(s, "oss1", T0, w.data, w.len, 4, 99, 3,
-	                     &err),
+	ck_assert_int_eq(sweeps_add(s, "oss1", T0, NULL, w.data, w.len, 4, 99,
+	                     3, &err),
 	    SWEEPS_RESEND);
 	wbuf_free(&w);
 	ck_assert_int_eq(add(s, "oss1", T0, 4, a, 1, 4), SWEEPS_DUPLICATE);
@@ -313,14 +314,140 @@ START_TEST(resend_and_duplicate)
 }
 END_TEST
 
+/*
+ * Issue 15, item 13: a gatherer late past the deadline; its late batch
+ * and its next one on time land in one sweep.  A steady 1000 B/s must
+ * show as 1000 (it showed 2000): one sender's batches for one client
+ * combine as deltas over summed spans.  Another sender's share of the
+ * same client stays its own; a third batch combines as well.
+ */
+START_TEST(late_and_on_time_combined)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen seen;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0},
+	    {"10.1.0.2@o2ib", 40000, 0, 20000000, 0}};
+	const struct rec b[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0},
+	    {"10.1.0.3@o2ib", 2000, 0, 20000000, 0}};
+	const struct rec other[] = {{"10.1.0.1@o2ib", 10000, 0, 20000000, 0}};
+	int i;
+
+	/* oss1's batch for T0 misses T0's deadline. */
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_int_eq(add(s, "oss2", T0 + IVL, 1, other, 1, 0),
+	    SWEEPS_ON_TIME);
+	ck_assert_int_eq(add(s, "oss1", T0, 1, a, 2, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 2, b, 2, 0), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, on_client, on_fs,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 3);
+	i = find(&seen, "10.1.0.1@o2ib");
+	ck_assert_int_ge(i, 0);
+	ck_assert_uint_eq(seen.rb[i], 50000);
+	ck_assert_msg(fabs(seen.rrate[i] - 1500.0) < 1e-6, "%f", seen.rrate[i]);
+	/* Named by one batch only: that batch's own rate. */
+	i = find(&seen, "10.1.0.2@o2ib");
+	ck_assert(fabs(seen.rrate[i] - 2000.0) < 1e-6);
+	i = find(&seen, "10.1.0.3@o2ib");
+	ck_assert(fabs(seen.rrate[i] - 100.0) < 1e-6);
+	ck_assert(fabs(seen.fs_rrate - 3600.0) < 1e-6);
+
+	/* Three batches of one sender in one sweep. */
+	ck_assert_int_eq(add(s, "oss1", T0, 3, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 4, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 5, a, 1, 0),
+	    SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, on_client,
+	                     NULL, &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 1);
+	ck_assert_uint_eq(seen.rb[0], 60000);
+	ck_assert_msg(fabs(seen.rrate[0] - 1000.0) < 1e-6, "%f", seen.rrate[0]);
+	sweeps_free(s);
+}
+END_TEST
+
+/*
+ * Issue 15, item 14: a batch with a lower sweep id after a later one on
+ * the same connection is not acknowledged before it: it waits in the
+ * sweep of the earlier batch, and the acknowledgements go in batch
+ * order (before, batch 6 was acknowledged first and batch 5's resend
+ * then counted again).
+ */
+START_TEST(ack_order_follows_batches)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0}};
+
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 5, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(add(s, "oss1", T0, 6, a, 1, 0), SWEEPS_AHEAD_OF_US);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 2);
+	ck_assert_uint_eq(rep.acks[0].batch, 5);
+	ck_assert_uint_eq(rep.acks[1].batch, 6);
+	ck_assert_uint_eq(sweeps_pending_batch(s, "oss1"), 0);
+	sweeps_free(s);
+}
+END_TEST
+
+/* Issue 15, item 7: the caller's wall clock stepped; the open sweeps
+ * are relabelled with what they hold, and close as the new clock says. */
+START_TEST(shift_relabels)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 20000, 0, 20000000, 0}};
+
+	ck_assert_int_eq(add(s, "oss1", T0 + IVL, 1, a, 1, 0),
+	    SWEEPS_AHEAD_OF_US);
+	sweeps_shift(s, 3600 + 7); /* whole intervals only */
+	ck_assert_uint_eq(sweeps_open_id(s), T0 + 3600);
+	ck_assert(!sweeps_ready(s, (T0 + 5) * S));
+	ck_assert(sweeps_ready(s, (T0 + 3605) * S));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 3605) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_uint_eq(rep.nacks, 0);
+	/* oss1's next batch, by its clock that did not step, is late now:
+	 * it joins its first. */
+	ck_assert_int_eq(add(s, "oss1", T0 + 2 * IVL, 2, a, 1, 0), SWEEPS_LATE);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 3600 + IVL + 5) * S, NULL, NULL,
+	                     NULL, &rep),
+	    0);
+	ck_assert_uint_eq(rep.sweep_id, T0 + 3600 + IVL);
+	ck_assert_uint_eq(rep.nacks, 2);
+	ck_assert_uint_eq(rep.acks[0].batch, 1);
+	/* Back, below 0: to 0. */
+	sweeps_shift(s, -(int64_t)(T0 * 2));
+	ck_assert_uint_eq(sweeps_open_id(s), 0);
+	sweeps_free(s);
+}
+END_TEST
+
 START_TEST(malformed_refused)
 {
 	struct sweeps *s = new_sweeps(T0 + 1);
 	struct lh_err err;
 	const uint8_t junk[] = {1, 2, 3};
 
-	ck_assert_int_lt(sweeps_add(s, "oss1", T0, junk, sizeof(junk), 0, 1, 1,
-	                     &err),
+	ck_assert_int_lt(sweeps_add(s, "oss1", T0, NULL, junk, sizeof(junk), 0,
+	                     1, 1, &err),
 	    0);
 	ck_assert(err.reason[0] != '\0');
 	sweeps_free(s);
@@ -415,7 +542,8 @@ add_mdt(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
 	mr[1].d.read_bytes = 4096;
 	wbuf_init(&w, 0);
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, mr, 2), 0);
-	rc = sweeps_add(s, sender, sweep, w.data, w.len, 0, 7, batch, &err);
+	rc = sweeps_add(s, sender, sweep, NULL, w.data, w.len, 0, 7, batch,
+	    &err);
 	wbuf_free(&w);
 	return rc;
 }
@@ -562,6 +690,64 @@ START_TEST(dictionary_pruned)
 }
 END_TEST
 
+/*
+ * Issue 15, item 9: a record whose op counts add up to more than its
+ * mds_ops is counted without them; sweeps_add() tells the caller how
+ * many (the decoder counts them only while handing records out), for a
+ * first batch and for a second one combined with it.
+ */
+START_TEST(ops_above_mds_dropped)
+{
+	static const struct msg_sweep zero;
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct msg_sweep h = zero, got;
+	struct sweeps_report rep;
+	struct seen_ops seen;
+	struct msg_rec mr;
+	struct mdops ops;
+	struct lh_err err;
+	struct wbuf w;
+	uint64_t batch;
+
+	memset(&ops, 0, sizeof(ops));
+	ops.v[MDOPS_OPEN] = 500000;
+	h.first_sweep = T0;
+	h.start_ns = T0 * S;
+	h.span_us = 20000000;
+	h.nfs = 1;
+	h.ops = true;
+	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	memset(&mr, 0, sizeof(mr));
+	mr.nid = "10.1.0.9@o2ib"; /* on_client_ops: no ops */
+	mr.span_us = 20000000;
+	mr.d.mds_ops = 10;
+	mr.ops = &ops;
+	for (batch = 1; batch <= 2; batch++) {
+		h.batch = batch;
+		wbuf_init(&w, 0);
+		ck_assert_int_eq(msg_sweep_encode(&w, &h, &mr, 1), 0);
+		ck_assert_int_eq(msg_sweep_decode(&got, w.data, w.len, NULL,
+		                     NULL, &err),
+		    0);
+		ck_assert_uint_eq(got.nops_dropped, 0); /* not counted yet */
+		ck_assert_int_ge(sweeps_add(s, "mds1", T0, &got, w.data, w.len,
+		                     0, 7, batch, &err),
+		    0);
+		ck_assert_uint_eq(got.nops_dropped, 1);
+		wbuf_free(&w);
+	}
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client_ops, on_fs_ops,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.nclients, 1);
+	ck_assert_uint_eq(seen.nwith, 0);
+	ck_assert_uint_eq(seen.total.d.v[MDOPS_OPEN], 0);
+	ck_assert_uint_eq(rep.nacks, 2);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -575,6 +761,10 @@ main(void)
 	tcase_add_test(tc, ahead);
 	tcase_add_test(tc, resend_and_duplicate);
 	tcase_add_test(tc, malformed_refused);
+	tcase_add_test(tc, late_and_on_time_combined);
+	tcase_add_test(tc, ack_order_follows_batches);
+	tcase_add_test(tc, shift_relabels);
+	tcase_add_test(tc, ops_above_mds_dropped);
 	tcase_add_test(tc, configured_roster);
 	tcase_add_test(tc, expect_after_restart);
 	tcase_add_test(tc, dictionary_pruned);
