@@ -130,6 +130,10 @@ struct aggregator {
 	 * 4.4): records, and records' metadata-op counts. */
 	uint64_t dropped_recs, dropped_ops;
 	struct ratelimit dropped_rl;
+	/* The ledger failing to write (a full or read-only state_dir): one
+	 * line when it starts, one when it ends. */
+	uint64_t ledger_failed;    /* writes failed since it started */
+	uint64_t ledger_fail_mono; /* when it started, 0: writing */
 	/* What the last closed sweep cost, for the -v lines the benchmark
 	 * (tests/bench/agg_load.sh) reads: its values going out. */
 	struct {
@@ -663,12 +667,35 @@ static void
 ledger_record(struct aggregator *a, const struct sweeps_ack *acks, size_t n)
 {
 	struct lh_err err;
-	size_t i;
+	size_t i, failed = 0, written = 0;
 
 	for (i = 0; i < n; i++) {
 		if (ledger_set(a->ledger, acks[i].sender, acks[i].batch, &err) <
-		    0)
-			log_warnx("ledger: %s", err.reason);
+		    0) {
+			/* A full or read-only state_dir fails every entry,
+			 * every sweep: say it once, with the first reason. */
+			if (a->ledger_fail_mono == 0 && failed == 0)
+				log_warnx(
+				    "ledger: %s; the batches are counted "
+				    "and acknowledged, their numbers kept in "
+				    "memory until they can be written",
+				    err.reason);
+			failed++;
+		} else {
+			written++;
+		}
+	}
+	if (failed > 0) {
+		if (a->ledger_fail_mono == 0)
+			a->ledger_fail_mono = clock_monotonic_ns();
+		a->ledger_failed += failed;
+	} else if (written > 0 && a->ledger_fail_mono != 0) {
+		log_warnx("ledger: written again after %" PRIu64
+		          " failed writes in %.0f s",
+		    a->ledger_failed,
+		    (double)(clock_monotonic_ns() - a->ledger_fail_mono) / 1e9);
+		a->ledger_fail_mono = 0;
+		a->ledger_failed = 0;
 	}
 }
 
