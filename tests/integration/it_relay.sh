@@ -44,6 +44,11 @@ scenario=$src/tests/sim/scenarios/relay-site.json
 command -v gmond >/dev/null || { echo "no gmond: apt-get install ganglia-monitor"; exit 1; }
 . "$src/tests/ganglia/sanitizer.sh"
 
+# The points of a sweep at which head beta and the relay are killed are
+# random (LH_RELAY_SEED repeats a run's).
+seed=${LH_RELAY_SEED:-$RANDOM}
+RANDOM=$seed
+echo "# seed $seed (LH_RELAY_SEED=$seed repeats these random points)"
 interval=2
 deadline=0.8       # the heads'
 relay_deadline=0.4 # the relay's: well before the heads'
@@ -253,13 +258,14 @@ sleep 14
 
 # ----------------------------------------------------------------- faults
 
-# Head beta killed 300 ms after a boundary, back 6 s later on the same
-# port and state_dir: the relay keeps beta's deltas (coalesced) and sends
-# them when it is back; alpha must not notice.
-at_boundary 300
+# Head beta killed at a random point of a sweep, back 6 s later on the
+# same port and state_dir: the relay keeps beta's deltas (coalesced) and
+# sends them when it is back; alpha must not notice.
+ms=$((RANDOM % (interval * 1000)))
+at_boundary "$ms"
 t1=$EPOCHREALTIME
 kill9 "${hpid[beta]}"
-echo "== SIGKILL at $EPOCHREALTIME" >>"$tmp/head-beta-1.log"
+echo "== SIGKILL at $EPOCHREALTIME ($ms ms into the sweep)" >>"$tmp/head-beta-1.log"
 sleep 6
 head_start beta
 wait_sweep "$tmp/head-beta-2.log" '1 gatherers \(0 late\), 3 clients' 40 ||
@@ -267,13 +273,14 @@ wait_sweep "$tmp/head-beta-2.log" '1 gatherers \(0 late\), 3 clients' 40 ||
 fault head-beta-kill "$t1"
 sleep 12
 
-# The relay killed 100 ms after a boundary (its sweep closed and saved, or
-# about to be), back 3 s later on its state_dir: the gatherers resend what
-# it had not acknowledged, it resends what the heads had not.
-at_boundary 100
+# The relay killed at a random point of a sweep (before, while or after
+# it closes and saves one), back 3 s later on its state_dir: the gatherers
+# resend what it had not acknowledged, it resends what the heads had not.
+ms=$((RANDOM % (interval * 1000)))
+at_boundary "$ms"
 t1=$EPOCHREALTIME
 kill9 "$relay_pid"
-echo "== SIGKILL at $EPOCHREALTIME" >>"$tmp/relay1.log"
+echo "== SIGKILL at $EPOCHREALTIME ($ms ms into the sweep)" >>"$tmp/relay1.log"
 sleep 3
 relay_start
 wait_sweep "$tmp/relay2.log" '3 gatherers \(0 late\)' 40 ||
