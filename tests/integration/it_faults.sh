@@ -14,7 +14,9 @@
 #   - the aggregator's state_dir read-only (every write fails with EROFS),
 #     then writable;
 #   - oss1's state_dir full, then freed;
-#   - a flood of idle connections past max_connections.
+#   - a flood of idle connections past max_connections;
+#   - the aggregator's wall clock stepped an hour forward, then back
+#     (through the test hook LH_TEST_CLOCK_OFFSET_FILE).
 # Then: every daemon still running; nothing Lustre counted lost or
 # counted twice (the aggregator's per-filesystem deltas over all its runs
 # equal the simulator's counters exactly); no value gmond showed negative
@@ -87,7 +89,8 @@ in_ns() { nsenter -t "$ns_pid" -m -- "$@"; }
 agg_start() {
 	agg_runs=$((agg_runs + 1))
 	echo "== aggregator run $agg_runs at $EPOCHREALTIME" >>"$tmp/agg$agg_runs.log"
-	nsenter -t "$ns_pid" -m -- "$bin" -d -v -f "$tmp/agg.conf" >>"$tmp/agg.out" 2> >(stamp >>"$tmp/agg$agg_runs.log") &
+	LH_TEST_CLOCK_OFFSET_FILE=$tmp/clock-offset \
+		nsenter -t "$ns_pid" -m -- "$bin" -d -v -f "$tmp/agg.conf" >>"$tmp/agg.out" 2> >(stamp >>"$tmp/agg$agg_runs.log") &
 	agg_pid=$!
 	pids+=("$agg_pid")
 	wait_grep "$tmp/agg$agg_runs.log" 'listening on 127\.0\.0\.1:[0-9]+' 10 ||
@@ -152,6 +155,7 @@ for ((i = 0; i < 50; i++)); do
 	sleep 0.1
 done
 mkdir -m 700 "$tmp/agg-state" "$tmp/state-oss1"
+echo 0 >"$tmp/clock-offset"
 in_ns mount -t tmpfs -o size=1m,mode=0700 lh-agg "$tmp/agg-state" ||
 	abort "a tmpfs for the aggregator's state_dir"
 in_ns mount -t tmpfs -o size=8m,mode=0700 lh-oss1 "$tmp/state-oss1" ||
@@ -352,6 +356,32 @@ fault flood "$t1"
 alive "the aggregator (connection flood)" "$agg_pid"
 sleep 9
 
+# The aggregator's wall clock stepped an hour forward for 4 intervals,
+# then back (docs/reliability.md section 7: the test hook); the gatherers'
+# clocks stay right.  One line per step; sweeps go on closing once an
+# interval (no burst of empty ones forward, no stall back).
+t1=$EPOCHREALTIME
+nl=$(wc -l <"$tmp/agg$agg_runs.log")
+echo 3600 >"$tmp/clock-offset"
+sleep $((interval * 4))
+echo 0 >"$tmp/clock-offset"
+wait_sweep "$tmp/agg$agg_runs.log" '3 gatherers \(0 late\)' 20 || abort "sweeps after the clock stepped back"
+echo "$t1 $EPOCHREALTIME" >>"$tmp/clock-steps"
+fault clock-step "$t1"
+alive "the aggregator (clock stepped both ways)" "$agg_pid"
+got=$(tail -n +$((nl + 1)) "$tmp/agg$agg_runs.log")
+nsw=$(grep -cE 'lharvestd: sweep [0-9]+: [0-9]+ gatherers' <<<"$got")
+secs=$(awk -v a="$t1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a }')
+if [ "$(grep -c 'wall clock stepped forward' <<<"$got")" -eq 1 ] &&
+	[ "$(grep -c 'wall clock stepped back' <<<"$got")" -eq 1 ] &&
+	[ "$nsw" -le $((secs / interval + 2)) ] && [ "$nsw" -ge $((secs / interval - 3)) ]; then
+	t_pass "the aggregator said each clock step in one line and swept once an interval ($nsw sweeps in $secs s)"
+else
+	t_fail "the aggregator said each clock step in one line and swept once an interval ($nsw sweeps in $secs s)" \
+		"$(grep -v 'lharvestd: sweep [0-9]*: \(fs\|Ganglia\|closing\)' <<<"$got" | head -n 12)"
+fi
+sleep 9
+
 # ------------------------------------------------------------------- stop
 
 for n in "${servers[@]}"; do alive "gatherer $n (at the end)" "${gpid[$n]}"; done
@@ -385,6 +415,7 @@ logs=()
 for ((i = 1; i <= agg_runs; i++)); do logs+=(--agg-log "$tmp/agg$i.log"); done
 "${chk[@]}" check --truth "$R/truth.jsonl" --hosts "$tmp/hosts" \
 	--samples "$tmp/samples.jsonl" --faults "$faults" "${logs[@]}" \
+	--clock-steps "$tmp/clock-steps" \
 	--interval "$interval" --deadline "$deadline" --from "$t_start" >"$tmp/check.out" 2>&1
 replay "$tmp/check.out"
 {
