@@ -29,6 +29,7 @@
 # Environment: LH_SOAK_INTERVAL (10), LH_SOAK_GATHERERS (200),
 # LH_SOAK_CLIENTS (per gatherer, 500), LH_SOAK_SEGMENT (sweeps, 6),
 # LH_SOAK_SEED (the faults' order; default $RANDOM, printed),
+# LH_SOAK_FAULTS (the kinds of fault to choose from, or "none"),
 # LH_SOAK_KEEP=1 (keep the temporary directory).
 #
 # Prints a summary for docs/reliability.md: faults survived by kind,
@@ -134,20 +135,25 @@ agg_start
 addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/agg1.log" | head -n 1)
 agg_conf "$addr"
 
-# Every interval: time, RSS (KiB), open descriptors of the aggregator.
+# Every interval: time, RSS (KiB), open descriptors and PID of the
+# aggregator.
 sample() {
 	while sleep "$interval"; do
 		local p rss fds
 		p=$(cat "$tmp/apid" 2>/dev/null) || continue
 		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null) || continue
 		fds=$(find "/proc/$p/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
-		[ -n "$rss" ] && echo "$EPOCHREALTIME $rss $fds"
+		[ -n "$rss" ] && echo "$EPOCHREALTIME $rss $fds $p"
 	done
 }
 echo "$apid" >"$tmp/apid"
 sample >"$tmp/samples" &
 spid=$!
 
+# LH_SOAK_FAULTS: the kinds to choose from (default all; "none": every
+# segment clean, for a baseline of RSS without faults).
+read -ra faults <<<"${LH_SOAK_FAULTS:-agg-kill gen-kill agg-stop flood garbage gmond}"
+[ "${faults[*]}" = none ] && faults=()
 declare -A survived=()
 lost=0 checked=0 sent=0 seg=0
 t_end=$(($(date +%s) + minutes * 60))
@@ -191,8 +197,7 @@ while [ "$(date +%s)" -lt "$t_end" ]; do
 	seg=$((seg + 1))
 	fault=none
 	# One segment in three is clean: its values are compared.
-	if ((seg % 3 != 1)); then
-		faults=(agg-kill gen-kill agg-stop flood garbage gmond)
+	if ((seg % 3 != 1)) && [ ${#faults[@]} -gt 0 ]; then
 		fault=${faults[$((RANDOM % ${#faults[@]}))]}
 	fi
 	"$lgen" --connect "$addr" -k "$tmp/keys" "${layout[@]}" --sweeps "$segment" \
@@ -266,19 +271,27 @@ echo "- SWEEP frames sent: $sent; aggregator runs: $runs; exit status at the end
 echo "- values compared after clean segments: $checked; **lost: $lost**"
 python3 - "$tmp/samples" <<'PY'
 import sys
-s = [tuple(float(x) for x in l.split()) for l in open(sys.argv[1]) if len(l.split()) == 3]
-if len(s) < 8:
-    print("- RSS/descriptors: too few samples (%d)" % len(s))
-    sys.exit(0)
-t0 = s[0][0]
-s = [x for x in s if x[0] - t0 >= 180] or s
-q = len(s) // 4
-a, b = s[q:2 * q], s[3 * q:]
-ra, rb = max(x[1] for x in a), max(x[1] for x in b)
-fa, fb = max(x[2] for x in a), max(x[2] for x in b)
-flat = rb <= ra * 1.10 and fb <= fa + 16
-print("- aggregator RSS (largest): second quarter %d KiB, last quarter %d KiB; "
-      "descriptors %d, %d: %s" % (ra, rb, fa, fb, "flat" if flat else "**GROWING**"))
+runs = {}
+for l in open(sys.argv[1]):
+    p = l.split()
+    if len(p) == 4:
+        runs.setdefault(p[3], []).append(tuple(float(x) for x in p[:3]))
+# Per aggregator run (a restart starts afresh): after its first 3 minutes,
+# the largest RSS and descriptor count of the last quarter against the
+# second quarter's.
+for pid, s in runs.items():
+    t0 = s[0][0]
+    s = [x for x in s if x[0] - t0 >= 180]
+    if len(s) < 8:
+        print("- aggregator run %s: %d samples after its first 3 minutes, too few to judge" % (pid, len(s)))
+        continue
+    q = len(s) // 4
+    a, b = s[q:2 * q], s[3 * q:]
+    ra, rb = max(x[1] for x in a), max(x[1] for x in b)
+    fa, fb = max(x[2] for x in a), max(x[2] for x in b)
+    flat = rb <= ra * 1.10 and fb <= fa + 16
+    print("- aggregator run %s (%.0f min): RSS %d then %d KiB, descriptors %d then %d: %s"
+          % (pid, (s[-1][0] - t0) / 60, ra, rb, fa, fb, "flat" if flat else "**GROWING**"))
 PY
 if [ -n "$valgrind" ]; then
 	for f in "$tmp"/valgrind*.log; do
