@@ -14,8 +14,10 @@
 export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0:verify_asan_link_order=0"
 lh_tirpc=$(ldconfig -p 2>/dev/null | awk '/libtirpc\.so\.3 .*x86-64|libtirpc\.so\.3 \(/ {print $NF; exit}')
+# (ldd's output taken whole: "ldd | grep -q" under pipefail fails when
+# grep exits at its first match and ldd gets SIGPIPE.)
 if [ -n "$lh_tirpc" ] && [ -n "${bin:-}" ] &&
-	ldd "$bin" 2>/dev/null | grep -q libasan; then
+	[[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]]; then
 	export LD_PRELOAD="$lh_tirpc${LD_PRELOAD:+ $LD_PRELOAD}"
 fi
 unset lh_tirpc
