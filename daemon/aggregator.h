@@ -2,9 +2,9 @@
 /*
  * The aggregator role (on a cluster's management head): accept every
  * gatherer (daemon/receiver.c), sum their SWEEPs per (filesystem, client)
- * into sweeps (common/sweeps.c), close each sweep when every expected
+ * into sweeps (common/sweep/sweeps.c), close each sweep when every expected
  * gatherer reported or at its deadline, map each client NID to the host
- * Ganglia knows (common/hostmap.c, then reverse DNS: daemon/resolver.c),
+ * Ganglia knows (common/sweep/hostmap.c, then reverse DNS: daemon/resolver.c),
  * and spoof each host's rates into gmond (gmetric/sink.c).  A batch is
  * acknowledged once the sweep holding it has been handed to Ganglia and
  * the gatherer's batch number written to the ledger in state_dir.

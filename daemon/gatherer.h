@@ -2,10 +2,10 @@
 /*
  * The gatherer role (on every OSS and MDS): at every sweep boundary, read
  * the per-client export stats of every local target, turn them into
- * per-(filesystem, client NID) deltas (common/gtable.c), keep them in the
- * outbox until the aggregator acknowledges them (daemon/sender.c), and
- * save the counters read and the deltas not yet acknowledged in state_dir
- * (common/gstate.c), so that a restart loses nothing.
+ * per-(filesystem, client NID) deltas (common/gather/gtable.c), keep them in
+ * the outbox until the aggregator acknowledges them (daemon/sender.c), and save
+ * the counters read and the deltas not yet acknowledged in state_dir
+ * (common/gather/gstate.c), so that a restart loses nothing.
  */
 #ifndef LH_GATHERER_H
 #define LH_GATHERER_H

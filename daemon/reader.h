@@ -5,7 +5,7 @@
  * mode 0700), a gatherer started as root forks this reader before it
  * touches the network, then drops to its user (privsep.c).  The reader
  * keeps uid 0 with no capability and does nothing but answer the
- * gatherer's requests over a socketpair (common/statsfeed.h): list the
+ * gatherer's requests over a socketpair (common/lustre/statsfeed.h): list the
  * targets under the lustre_root it was given at the fork, list one
  * target's NID directories with the bytes of their stats files (and uuid
  * files when asked), or read the files of named NIDs.  It never writes a

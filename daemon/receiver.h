@@ -2,10 +2,10 @@
 /*
  * The inbound side of the wire protocol, shared by every listening role
  * (aggregator, relay, lharvest-dump): an evconnlistener, one bufferevent
- * per peer, the listener half of the handshake (common/session.c), reading
- * with the length checked from the header before any payload is buffered,
- * timeouts, and one log line and a closed connection for any violation.
- * The role sees only verified frames, through callbacks.
+ * per peer, the listener half of the handshake (common/proto/session.c),
+ * reading with the length checked from the header before any payload is
+ * buffered, timeouts, and one log line and a closed connection for any
+ * violation. The role sees only verified frames, through callbacks.
  *
  * Admission (docs/reliability.md, findings 1, 2 and 15).  Until its HELLO
  * verifies, a peer may announce no frame above the largest legal HELLO.

@@ -7,7 +7,7 @@
  * in its outbox (coalesced per client: bounded memory) and go out when it
  * is back.  Everything not yet acknowledged downstream is saved in
  * state_dir with the ledger entries of the batches it came from, before
- * those batches are acknowledged upstream (common/rstate.h).
+ * those batches are acknowledged upstream (common/proto/rstate.h).
  */
 #ifndef LH_RELAY_H
 #define LH_RELAY_H

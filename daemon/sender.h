@@ -2,7 +2,7 @@
 /*
  * The outbound side of the wire protocol, for gatherers and relays: one
  * connection to one receiver, the connector half of the handshake, and the
- * delivery of an outbox (common/outbox.h): the batch in flight is sent,
+ * delivery of an outbox (common/proto/outbox.h): the batch in flight is sent,
  * and sent again unchanged after every reconnect, until the receiver
  * acknowledges it; then the next one.  Connection failures are retried
  * with jittered exponential backoff (1 s doubling to 60 s), each logged

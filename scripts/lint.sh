@@ -22,14 +22,47 @@ check_only_in() { # pattern, allowed path regex
 	hits=$(grep -lE "#include <$1" "${srcs[@]}" | grep -vE "$2" || true)
 	[ -z "$hits" ] || note "<$1> included outside $2: $hits"
 }
-check_only_in 'confuse\.h' '^common/config\.c$'
+check_only_in 'confuse\.h' '^common/config/'
 check_only_in 'ganglia\.h|apr' '^gmetric/'
 check_only_in 'event2/' '^(daemon|tests/tools)/|^tests/unit/test_notify\.c$'
 # sd_notify is spoken directly (docs/systemd.md): no libsystemd header.
 check_only_in 'systemd/' '^$'
-check_only_in 'openssl/' '^common/(frame|keyfile|hmac)\.c$'
-hits=$(grep -lE 'log\.h"|syslog\(|exit\(|abort\(' common/*.c gmetric/*.c || true)
+check_only_in 'openssl/' '^common/(proto/frame|proto/keyfile|util/hmac)\.c$'
+hits=$(grep -lE 'log\.h"|syslog\(|exit\(|abort\(' common/*/*.c gmetric/*.c || true)
 [ -z "$hits" ] || note "common/ and gmetric/ must not log or exit: $hits"
+
+# 2b. Layers of common/ (common/CMakeLists.txt, docs/architecture.md): a
+#     folder includes headers from itself and from the folders listed for
+#     it, never from a later one.  CMake links the same way, so a breach
+#     fails twice: here by name, and in the build.
+declare -A layer_ok=(
+	[util]="util"
+	[lustre]="lustre util"
+	[proto]="proto lustre util"
+	[gather]="gather proto lustre util"
+	[sweep]="sweep proto lustre util"
+	[config]="config sweep lustre util")
+declare -A header_dir=()
+for h in common/*/*.h; do
+	d=${h#common/}
+	header_dir[$(basename "$h")]=${d%%/*}
+done
+for f in common/*/*.[ch]; do
+	d=${f#common/}
+	d=${d%%/*}
+	[ -n "${layer_ok[$d]:-}" ] || { note "$f: common/$d/ has no layer in lint.sh"; continue; }
+	while read -r inc; do
+		hd=${header_dir[$inc]:-}
+		[ -n "$hd" ] || continue
+		case " ${layer_ok[$d]} " in
+		*" $hd "*) ;;
+		*) note "$f includes $inc from common/$hd/, outside what common/$d/ may use (${layer_ok[$d]})" ;;
+		esac
+	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+done
+# daemon/ and gmetric/ headers are never included from common/.
+hits=$(grep -lE '#include "(aggregator|gatherer|relay|receiver|sender|log|loop|resolver|sink|gapi|gcache|names)\.h"' common/*/*.[ch] || true)
+[ -z "$hits" ] || note "common/ includes daemon/ or gmetric/ headers: $hits"
 
 # 3. Banned functions (STYLE.md section 3).
 hits=$(grep -nE '\b(atoi|atol|sprintf|strcpy|strcat|strtok|gets|alloca)\s*\(' "${srcs[@]}" || true)
@@ -41,10 +74,12 @@ if ! clang-tidy -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option "${c
 	cat "$build/clang-tidy.log" >&2
 	note "clang-tidy found problems"
 fi
+incdirs=()
+for d in common/*/; do incdirs+=(-I "${d%/}"); done
 if ! cppcheck --quiet --error-exitcode=1 --inline-suppr \
 	--enable=warning,style,performance,portability \
 	--suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE \
-	-I common -I daemon -I gmetric "${csrcs[@]}" 2>"$build/cppcheck.log"; then
+	"${incdirs[@]}" -I daemon -I gmetric "${csrcs[@]}" 2>"$build/cppcheck.log"; then
 	cat "$build/cppcheck.log" >&2
 	note "cppcheck found problems"
 fi

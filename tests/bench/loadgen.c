@@ -3,7 +3,7 @@
  * bench_loadgen: many gatherers in one process, for the aggregator's
  * benchmark (tests/bench/agg_load.sh, issue 9).  It opens one TCP
  * connection per simulated gatherer, each with its own name, does the
- * real handshake with the shared key (common/session.c), and at every
+ * real handshake with the shared key (common/proto/session.c), and at every
  * sweep boundary of the wall clock (plus --offset-ms) sends each
  * gatherer's SWEEP, then reads the ACKs; a gatherer's next SWEEP goes
  * only once the previous one was acknowledged, as daemon/sender.c does.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: any bytes as a ledger file (common/ledger.c), read the
- * way the aggregator reads it (from a file, through ledger_lookup), and as
+ * libFuzzer target: any bytes as a ledger file (common/proto/ledger.c), read
+ * the way the aggregator reads it (from a file, through ledger_lookup), and as
  * a file name of the ledger's directory.  A file either gives the number
  * ledger_parse() gives, which written back reads the same, or is held
  * with a reason; a held entry is never written over.

@@ -51,7 +51,7 @@ import tempfile
 
 FIELDS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "oss_ops",
           "mds_ops")
-# The metadata ops, in common/mdops.h order (the names lharvest-dump and
+# The metadata ops, in common/lustre/mdops.h order (the names lharvest-dump and
 # the simulator use).
 OPS = ("open", "close", "mknod", "link", "unlink", "mkdir", "rmdir",
        "rename", "getattr", "setattr", "getxattr", "setxattr", "statfs",

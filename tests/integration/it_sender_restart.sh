@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Delivery across a receiver crash (docs/protocol.md section 5): a sender
-# (daemon/sender.c + common/outbox.c, driven by lhsend) keeps every batch
+# (daemon/sender.c + common/proto/outbox.c, driven by lhsend) keeps every batch
 # until it is acknowledged and sends it again after reconnecting; the
 # receiver (lharvest-dump --state) remembers the last batch of each sender
 # on disk, so a resend is acknowledged as a duplicate and never printed

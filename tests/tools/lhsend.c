@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * lhsend: drive daemon/sender.c and common/outbox.c the way a gatherer
+ * lhsend: drive daemon/sender.c and common/proto/outbox.c the way a gatherer
  * will, for the integration tests: every --period-ms add one sweep of
  * --clients records to the outbox and kick the sender; exit 0 once
  * --sweeps sweeps were added and every batch was acknowledged, printing

@@ -11,7 +11,7 @@
  *     4 op counts follow), the six counters, samples (its low 32 bits),
  *     snapshot (ns), start (its tag, gtable_start_tag()), then with bit 4
  *     the op counts read with them
- *   outbox: as common/obstate.h says (op counts from version 3 on)
+ *   outbox: as common/proto/obstate.h says (op counts from version 3 on)
  *   the SHA-256 of all of the above (32 bytes: statefile.h)
  *
  * Bit 4 is set only on an MDT export whose op counts are known; they are

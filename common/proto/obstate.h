@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * An outbox (common/outbox.h) inside a state file (statefile.h): the
+ * An outbox (common/proto/outbox.h) inside a state file (statefile.h): the
  * deltas a sender (gatherer, relay) has not yet had acknowledged, so that
  * they survive its restart.  Layout, every integer a varint:
  *
