@@ -438,6 +438,93 @@ START_TEST(bad_gatherer_networks)
 }
 END_TEST
 
+/* Reload support: a change shows in its own part only. */
+static const struct {
+	const char *key, *section;
+} changes[] = {
+    {"tmax = 99\n", "ganglia"},
+    {"gmond_conf = \"/other\"\n", "ganglia"},
+    {"totals_host = \"t2\"\n", "ganglia"},
+    {"metadata_interval = 5\n", "ganglia"},
+    {"listen = \"127.0.0.1:9\"\n", "listen"},
+    {"accept_rate = 7\n", "listener"},
+    {"allow = {\"10.0.0.0/8\"}\n", "listener"},
+    {"max_frame = 8192\n", "listener"},
+    {"dns = no\n", "resolver"},
+    {"rewrite = {\"s/a/b/\"}\n", "hosts"},
+    {"gatherers = {\"oss9\"}\n", "sweeps"},
+    {"deadline = 1\n", "sweeps"},
+    {"server = \"h2\"\n", "sender"},
+};
+
+static struct lh_config *
+load_text(const char *text)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	const char *p = write_conf(text);
+
+	ck_assert_msg(config_load(p, &c, &err) == 0, "%s", err.reason);
+	(void)unlink(p);
+	return c;
+}
+
+START_TEST(section_equal)
+{
+	static const char *const sections[] = {"ganglia", "listen", "listener",
+	    "relay", "sender", "resolver", "hosts", "sweeps"};
+	static const char base[] = "role = \"aggregator\"\nname = \"a1\"\n";
+	struct lh_config *a = load_text(base), *b;
+	char text[256];
+	size_t i;
+
+	(void)snprintf(text, sizeof(text), "%s%s", base, changes[_i].key);
+	b = load_text(text);
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		bool want = strcmp(sections[i], changes[_i].section) != 0;
+
+		/* max_frame belongs to every link; interval-free keys only
+		 * to their own part. */
+		if (strcmp(changes[_i].key, "max_frame = 8192\n") == 0 &&
+		    (strcmp(sections[i], "relay") == 0 ||
+		        strcmp(sections[i], "sender") == 0))
+			want = false;
+		ck_assert_msg(config_section_equal(a, b, sections[i]) == want,
+		    "%s: %s", changes[_i].key, sections[i]);
+		ck_assert(config_section_equal(a, a, sections[i]));
+	}
+	ck_assert(!config_section_equal(a, a, "no-such-section"));
+	ck_assert_ptr_null(config_restart_key(a, b));
+	config_free(b);
+	config_free(a);
+}
+END_TEST
+
+START_TEST(restart_keys)
+{
+	struct lh_config *a = load_text("role = \"aggregator\"\n");
+	struct lh_config *b = load_text("role = \"relay\"\n"
+	                                "route \"r\" { networks = {\"o2ib\"} "
+	                                "server = \"h\" }\n");
+	struct lh_config *c =
+	    load_text("role = \"aggregator\"\ninterval = 30\n");
+	struct lh_config *d =
+	    load_text("role = \"aggregator\"\nstate_dir = \"/tmp/x\"\n");
+
+	ck_assert_str_eq(config_restart_key(a, b), "role");
+	ck_assert_str_eq(config_restart_key(a, c), "interval");
+	ck_assert_str_eq(config_restart_key(a, d), "state_dir");
+	ck_assert_ptr_null(config_restart_key(a, a));
+	ck_assert(!config_section_equal(a, b, "relay"));
+	ck_assert(!config_section_equal(a, c, "sweeps"));
+	ck_assert(!config_section_equal(a, c, "listener"));
+	config_free(d);
+	config_free(c);
+	config_free(b);
+	config_free(a);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -459,6 +546,9 @@ main(void)
 	tcase_add_test(tc, gatherer_networks);
 	tcase_add_loop_test(tc, bad_gatherer_networks, 0,
 	    sizeof(bad_binds) / sizeof(bad_binds[0]));
+	tcase_add_loop_test(tc, section_equal, 0,
+	    sizeof(changes) / sizeof(changes[0]));
+	tcase_add_test(tc, restart_keys);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
