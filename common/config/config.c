@@ -13,6 +13,7 @@
 #include "cidr.h"
 #include "config.h"
 #include "mdops.h"
+#include "mprefix.h"
 #include "netroute.h"
 #include "err.h"
 
@@ -331,19 +332,15 @@ validate_gatherers(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
-/* Ganglia metric names: letters, digits, '_' (and '-', '.'). */
+/* Ganglia metric names: the one rule of mprefix.h. */
 static int
 validate_prefix(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, cfg_opt_size(opt) - 1);
-	size_t n = strlen(v);
 
-	if (n == 0 || n > 48 ||
-	    strspn(v,
-	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	        "0123456789_-.") != n) {
-		cfg_error(cfg,
-		    "metric_prefix: '%s' is not 1-48 of A-Z a-z 0-9 _ - .", v);
+	if (!mprefix_ok(v)) {
+		cfg_error(cfg, "metric_prefix: '%s' is not 1-%d of %s", v,
+		    MPREFIX_MAX, MPREFIX_CHARS_TEXT);
 		return -1;
 	}
 	return 0;

@@ -123,7 +123,9 @@ START_TEST(aggregator_values)
 	    "gatherers = {\"oss1\", \"mds1\"}\n"
 	    "metadata_ops = {\"open\", \"close\", \"fallocate\"}\n"
 	    "filesystem \"scratch\" { metric_prefix = \"vu_short\" }\n"
-	    "filesystem \"home\" { }\n");
+	    "filesystem \"home\" { }\n"
+	    "filesystem \"long\" { metric_prefix = "
+	    "\"a23456789012345678901234567890123456789012345678\" }\n");
 
 	ck_assert_int_eq(config_load(p, &c, NULL), 0);
 	ck_assert_int_eq(c->role, LH_ROLE_AGGREGATOR);
@@ -187,6 +189,11 @@ static const struct {
         " deadline: 2 s is not below the interval (2 s)"},
     {"filesystem \"s\" { metric_prefix = \"a b\" }\n",
         "1: metric_prefix: 'a b' is not 1-48 of A-Z a-z 0-9 _ - ."},
+    /* mprefix.h: 48 characters at most (49 here) */
+    {"filesystem \"s\" {\n metric_prefix = "
+     "\"a23456789012345678901234567890123456789012345678x\" }\n",
+        "2: metric_prefix: "
+        "'a23456789012345678901234567890123456789012345678x' is not 1-48"},
     {"filesystem \"much-too-long\" { }\n",
         " filesystem 'much-too-long': not a Lustre fsname (1-8 of A-Z a-z "
         "0-9 _ -)"},
