@@ -125,6 +125,12 @@ struct lh_config {
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
+	/* One line for each key the file gives at a deprecated place,
+	 * "file:line: key: deprecated at the top level; write it in
+	 * section { key = ... }", for the caller to log (at start-up and
+	 * with -n): config_load() never logs. */
+	char **deprecations;
+	size_t ndeprecations;
 };
 
 /*
