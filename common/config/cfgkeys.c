@@ -135,7 +135,10 @@ static const struct cfgkey keys[] = {
         .validate = cfgcheck_prefix,
         .roles = R_L},
     /* The Ganglia output; its keys were top-level keys before. */
-    {.name = "ganglia", .type = CFGKEY_SEC, .roles = R_L},
+    /* CFGF_MULTI only so that libconfuse gives its keys' messages a
+     * file:line (it does for the sections it makes as it parses); a
+     * second ganglia section is refused (notes_make). */
+    {.name = "ganglia", .type = CFGKEY_SEC, .cflags = CFGF_MULTI, .roles = R_L},
     {.name = "gmond_conf",
         .section = "ganglia",
         .type = CFGKEY_STR,
@@ -431,18 +434,43 @@ note_add(struct parse_ctx *ctx, size_t i)
 	return 0;
 }
 
+/* Keys noted, in the order of their lines. */
+static size_t
+noted_sorted(const struct parse_ctx *ctx, size_t order[NKEYS])
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		if ((ctx->noted & (1ULL << i)) == 0)
+			continue;
+		for (j = n; j > 0 && ctx->line[order[j - 1]] > ctx->line[i];
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	return n;
+}
+
 /* After a parse: a line per key at its old place, and an error for one
  * given at both places (which would win is not obvious). */
 static int
 notes_make(struct parse_ctx *ctx, cfg_t *cfg)
 {
-	size_t i;
+	size_t order[NKEYS], n = noted_sorted(ctx, order), j;
 
-	for (i = 0; i < NKEYS; i++) {
+	for (j = 0; j < NKEYS; j++) {
+		if (keys[j].type == CFGKEY_SEC &&
+		    (keys[j].cflags & CFGF_TITLE) == 0 &&
+		    cfg_size(cfg, keys[j].name) > 1)
+			return lh_err_set(ctx->err, 0, -EINVAL,
+			    "%s: %s: one section, not %u", cfg->filename,
+			    keys[j].name, cfg_size(cfg, keys[j].name));
+	}
+	for (j = 0; j < n; j++) {
+		size_t i = order[j];
 		const struct cfgkey *k = &keys[i];
 
-		if ((ctx->noted & (1ULL << i)) == 0)
-			continue;
 		if (modified(cfg_getsec(cfg, k->section), k->name))
 			return lh_err_set(ctx->err, (unsigned)ctx->line[i],
 			    -EINVAL, "%s:%d: %s: also set in %s { }; keep one",

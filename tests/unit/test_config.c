@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfgint.h"
 #include "cidr.h"
 #include "config.h"
 #include "mdops.h"
@@ -229,6 +230,40 @@ static const struct {
         "without blanks, quotes"},
     {"totals_host = \"\"\n",
         "1: totals_host: '' is not 1-63 printable characters"},
+    /* the ganglia section: the same checks, and one place per key */
+    {"ganglia {\n  tmax = -1\n}\n",
+        "2: tmax: -1 is not between 0 and 604800 seconds"},
+    {"ganglia {\n\n  dmax = 604801\n}\n",
+        "3: dmax: 604801 is not between 0 and 604800 seconds"},
+    {"ganglia { metadata_interval = -5 }\n",
+        "1: metadata_interval: -5 is not between 0 and 604800 seconds"},
+    {"ganglia { gmond_conf = \"rel\" }\n",
+        "1: gmond_conf: 'rel' is not an absolute path"},
+    {"ganglia {\n totals_host = \"a<b\"\n}\n",
+        "2: totals_host: 'a<b' is not 1-63 printable characters"},
+    {"ganglia { bogus = 1 }\n", "1: no such option 'bogus'"},
+    {"\ntmax = 5\nganglia { tmax = 6 }\n",
+        "2: tmax: also set in ganglia { }; keep one"},
+    {"ganglia { gmond_conf = \"/a\" }\ngmond_conf = \"/b\"\n",
+        "2: gmond_conf: also set in ganglia { }; keep one"},
+    {"tmax = 1\ndmax = -1\n", "2: dmax: -1 is not between 0 and 604800"},
+    {"ganglia { tmax = 1 }\nganglia { dmax = 1 }\n",
+        " ganglia: one section, not 2"},
+    /* ranges from the key table */
+    {"max_frame = 4095\n",
+        "1: max_frame: 4095 is not between 4096 and 268435456 bytes"},
+    {"handshake_timeout = 0\n",
+        "1: handshake_timeout: 0 is not between 1 and 86400 seconds"},
+    {"read_timeout = -1\n",
+        "1: read_timeout: -1 is not between 0 and 86400 seconds"},
+    {"max_connections = 65537\n",
+        "1: max_connections: 65537 is not between 1 and 65536"},
+    {"interval = 3601\n",
+        "1: interval: 3601 is not between 1 and 3600 seconds"},
+    {"listen = \"[::1\"\n", "1: listen: '[::1' is not address or address:port"},
+    {"dns_servers = {\"1.2.3.4:0\"}\n",
+        "1: dns_servers: '1.2.3.4:0' is not address or address:port"},
+    {"filesystem \"s\" { bogus = 1 }\n", "1: no such option 'bogus'"},
 };
 
 START_TEST(relay_values)
@@ -532,6 +567,150 @@ START_TEST(restart_keys)
 }
 END_TEST
 
+/* The Ganglia keys in their section, and each at its old place: the
+ * same value, and one line that names the file, the line, the key and
+ * the new form. */
+static const struct {
+	const char *key, *value;
+} ganglia_keys[] = {
+    {"gmond_conf", "\"/etc/g.conf\""},
+    {"totals_host", "\"tot\""},
+    {"tmax", "33"},
+    {"dmax", "777"},
+    {"metadata_interval", "5"},
+};
+
+static void
+ganglia_check(const struct lh_config *c, const char *key)
+{
+	if (strcmp(key, "gmond_conf") == 0)
+		ck_assert_str_eq(c->gmond_conf, "/etc/g.conf");
+	else if (strcmp(key, "totals_host") == 0)
+		ck_assert_str_eq(c->totals_host, "tot");
+	else if (strcmp(key, "tmax") == 0)
+		ck_assert_uint_eq(c->tmax, 33);
+	else if (strcmp(key, "dmax") == 0)
+		ck_assert_uint_eq(c->dmax, 777);
+	else
+		ck_assert_uint_eq(c->metadata_interval, 5);
+}
+
+START_TEST(ganglia_section)
+{
+	char text[256];
+	struct lh_config *c;
+
+	(void)snprintf(text, sizeof(text),
+	    "role = \"aggregator\"\nganglia {\n  %s = %s\n}\n",
+	    ganglia_keys[_i].key, ganglia_keys[_i].value);
+	c = load_text(text);
+	ganglia_check(c, ganglia_keys[_i].key);
+	ck_assert_uint_eq(c->ndeprecations, 0);
+	config_free(c);
+}
+END_TEST
+
+START_TEST(ganglia_alias)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char text[256], want[512];
+	const char *p;
+
+	(void)snprintf(text, sizeof(text), "role = \"aggregator\"\n%s = %s\n",
+	    ganglia_keys[_i].key, ganglia_keys[_i].value);
+	p = write_conf(text);
+	ck_assert_msg(config_load(p, &c, &err) == 0, "%s", err.reason);
+	ganglia_check(c, ganglia_keys[_i].key);
+	ck_assert_uint_eq(c->ndeprecations, 1);
+	(void)snprintf(want, sizeof(want),
+	    "%s:2: %s: deprecated at the top level; write it in ganglia { %s "
+	    "= ... }",
+	    p, ganglia_keys[_i].key, ganglia_keys[_i].key);
+	ck_assert_str_eq(c->deprecations[0], want);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+/* Several old forms: one line each, in the file's order, once per key;
+ * the defaults still follow the interval. */
+START_TEST(ganglia_alias_lines)
+{
+	struct lh_config *c = NULL;
+	char want[512];
+	const char *p = write_conf("role = \"aggregator\"\ninterval = 60\n"
+	                           "totals_host = \"t1\"\ntmax = 0\n"
+	                           "totals_host = \"t2\"\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_str_eq(c->totals_host, "t2");
+	ck_assert_uint_eq(c->tmax, 180);
+	ck_assert_uint_eq(c->dmax, 600);
+	ck_assert_str_eq(c->gmond_conf, CONFIG_DEFAULT_GMOND_CONF);
+	ck_assert_uint_eq(c->ndeprecations, 2);
+	(void)snprintf(want, sizeof(want), "%s:3: totals_host: deprecated", p);
+	ck_assert(strncmp(c->deprecations[0], want, strlen(want)) == 0);
+	(void)snprintf(want, sizeof(want), "%s:4: tmax: deprecated", p);
+	ck_assert(strncmp(c->deprecations[1], want, strlen(want)) == 0);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+/* The shipped examples show the new form: no deprecation line. */
+START_TEST(shipped_new_form)
+{
+	static const char *const files[] = {"/gatherer.conf",
+	    "/aggregator.conf", "/relay.conf"};
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char path[4096];
+
+	(void)snprintf(path, sizeof(path), "%s%s", LH_CONF_DIR, files[_i]);
+	ck_assert_msg(config_load(path, &c, &err) == 0, "%s", err.reason);
+	ck_assert_msg(c->ndeprecations == 0, "%s", c->deprecations[0]);
+	config_free(c);
+}
+END_TEST
+
+/* Every key of the table is documented in lharvestd.conf(5), and says
+ * which roles read it. */
+START_TEST(keys_documented)
+{
+	size_t n, i;
+	const struct cfgkey *k = cfgkeys_table(&n);
+	char path[4096], *man, want[128];
+	FILE *f;
+	long len;
+
+	(void)snprintf(path, sizeof(path), "%s/../man/lharvestd.conf.5",
+	    LH_CONF_DIR);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_gt(len, 0);
+	rewind(f);
+	man = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(man);
+	ck_assert_uint_eq(fread(man, 1, (size_t)len, f), (size_t)len);
+	(void)fclose(f);
+	for (i = 0; i < n; i++) {
+		(void)snprintf(want, sizeof(want), "Ic %s ", k[i].name);
+		ck_assert_msg(strstr(man, want) != NULL, "%s: not in %s",
+		    k[i].name, path);
+		ck_assert_msg(k[i].roles != 0, "%s: no role", k[i].name);
+		ck_assert_msg(!k[i].alias || k[i].section != NULL,
+		    "%s: an alias of no section", k[i].name);
+		ck_assert_ptr_eq(cfgkeys_find(k[i].name),
+		    strcmp(k[i].name, "server") == 0 ? cfgkeys_find("server") :
+		                                       &k[i]);
+	}
+	free(man);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -556,6 +735,13 @@ main(void)
 	tcase_add_loop_test(tc, section_equal, 0,
 	    sizeof(changes) / sizeof(changes[0]));
 	tcase_add_test(tc, restart_keys);
+	tcase_add_loop_test(tc, ganglia_section, 0,
+	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
+	tcase_add_loop_test(tc, ganglia_alias, 0,
+	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
+	tcase_add_test(tc, ganglia_alias_lines);
+	tcase_add_loop_test(tc, shipped_new_form, 0, 3);
+	tcase_add_test(tc, keys_documented);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
