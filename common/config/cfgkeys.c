@@ -6,6 +6,7 @@
  * still taken at their old place, with a line saying where they belong
  * now (lharvestd.conf(5) documents every key of the table).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -279,8 +280,10 @@ opts_build(struct opts *o)
 
 	memcpy(o->empty_list, "{}", 3);
 	for (i = 0; i < NKEYS; i++) {
-		if (keys[i].type == CFGKEY_SEC && o->nsecs < NSECS)
-			o->secname[o->nsecs++] = keys[i].name;
+		if (keys[i].type != CFGKEY_SEC)
+			continue;
+		assert(o->nsecs < NSECS); /* a new section: raise NSECS */
+		o->secname[o->nsecs++] = keys[i].name;
 	}
 	for (i = 0; i < NKEYS; i++) {
 		const struct cfgkey *k = &keys[i];
@@ -292,6 +295,7 @@ opts_build(struct opts *o)
 		if (k->section == NULL)
 			continue;
 		s = sec_index(o, k->section);
+		assert(s < o->nsecs); /* the table declares the section */
 		o->sec[s][o->nsec[s]++] = opt_make(k, o->empty_list, NULL);
 	}
 	for (s = 0; s < o->nsecs; s++) {
