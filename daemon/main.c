@@ -129,6 +129,19 @@ memory_tune(void)
 	(void)mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 }
 
+/* Keys at a deprecated place: one line each, at start-up and from -n,
+ * where the lines have no prefix (config.h). */
+static void
+log_deprecations(const struct lh_config *cfg, bool check_only)
+{
+	for (size_t i = 0; i < cfg->ndeprecations; i++) {
+		if (check_only)
+			(void)fprintf(stderr, "%s\n", cfg->deprecations[i]);
+		else
+			log_warnx("%s", cfg->deprecations[i]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -158,6 +171,7 @@ main(int argc, char **argv)
 		(void)fprintf(stderr, "%s\n", err.reason);
 		return 1;
 	}
+	log_deprecations(cfg, o.check_only);
 	if (o.user != NULL) {
 		char *u = strdup(o.user);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mprefix.h"
 #include "names.h"
 
 static const char *const suffixes[NAMES_NMETRICS] = {
@@ -15,15 +16,13 @@ static const char *const suffixes[NAMES_NMETRICS] = {
     [NAMES_WRITE_OPS] = "write_ops",
 };
 
+_Static_assert(MPREFIX_NAME_MAX <= NAMES_METRIC_MAX,
+    "names.h and mprefix.h agree on the longest metric name");
+
 bool
 names_prefix_ok(const char *prefix)
 {
-	size_t n = strlen(prefix);
-
-	return n >= 1 && n <= 40 &&
-	    strspn(prefix,
-	        "abcdefghijklmnopqrstuvwxyz"
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+	return mprefix_ok(prefix);
 }
 
 int

@@ -24,9 +24,8 @@ enum names_metric {
 	NAMES_NMETRICS,
 };
 
-/* True if prefix can start a metric name: 1-40 of [A-Za-z0-9_.-].  gmond
- * writes names into XML attributes unescaped, so quotes and the like
- * would break every consumer of its XML. */
+/* True if prefix can start a metric name: mprefix_ok() (common/util/
+ * mprefix.h), the rule the configuration checks too. */
 bool names_prefix_ok(const char *prefix);
 
 /* "<prefix>_<suffix>" into buf.  Returns 0, or -EINVAL for a bad prefix

@@ -125,6 +125,12 @@ struct lh_config {
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
+	/* One line for each key the file gives at a deprecated place,
+	 * "file:line: key: deprecated at the top level; write it in
+	 * section { key = ... }", for the caller to log (at start-up and
+	 * with -n): config_load() never logs. */
+	char **deprecations;
+	size_t ndeprecations;
 };
 
 /*
@@ -147,5 +153,39 @@ const char *config_role_name(enum lh_role role);
 /* The metric name prefix of filesystem fs: its filesystem section's
  * metric_prefix, else fs itself. */
 const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
+
+/*
+ * Reload support: true when a and b agree on every field of one part of
+ * the configuration, the part one module is built from, so that a reload
+ * rebuilds only what changed.  section is one of:
+ *
+ *   "ganglia"   gmond_conf, tmax, dmax, metadata_interval, totals_host
+ *               (the ganglia { } section)
+ *   "listen"    listen_host, listen_port, as written (a port 0 the
+ *               kernel picked is the caller's to compare)
+ *   "listener"  what a receiver and its peers are made with: name,
+ *               max_frame, handshake_timeout, config_read_timeout(),
+ *               max_connections, interval, frame_timeout,
+ *               max_unauthenticated, max_per_source, accept_rate,
+ *               accept_burst, allow (not listen, not gatherer_networks,
+ *               which are read at each HELLO)
+ *   "relay"     name, max_frame, handshake_timeout, the route sections
+ *               (name, host, port, networks, in order), default_route
+ *   "sender"    a gatherer's connection: server_host, server_port, name,
+ *               max_frame, handshake_timeout, interval
+ *   "resolver"  dns, dns_servers
+ *   "hosts"     hosts_file, rewrites (not the hosts file's contents)
+ *   "sweeps"    interval, deadline_ms, gatherers
+ *
+ * An unknown section compares unequal, so a typo rebuilds rather than
+ * misses a change.
+ */
+bool config_section_equal(const struct lh_config *a, const struct lh_config *b,
+    const char *section);
+
+/* The first key whose change needs a restart (role, state_dir, interval),
+ * or NULL when a reload from old to cfg may go ahead. */
+const char *
+config_restart_key(const struct lh_config *old, const struct lh_config *cfg);
 
 #endif

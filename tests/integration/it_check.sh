@@ -43,7 +43,7 @@ base() { # ROLE: a configuration whose files are all there
 	printf 'role = "%s"\ninterval = 20\nsecret_file = "%s"\nstate_dir = "%s"\n' \
 		"$1" "$tmp/keys" "$tmp/state"
 	[ "$1" = gatherer ] && printf 'lustre_root = "%s"\n' "$tmp"
-	[ "$1" = aggregator ] && printf 'gmond_conf = "%s"\ndns = no\n' "$tmp/gmond.conf"
+	[ "$1" = aggregator ] && printf 'ganglia {\n  gmond_conf = "%s"\n}\ndns = no\n' "${gmond:-$tmp/gmond.conf}"
 	[ "$1" = relay ] && printf 'route "a" {\n  networks = { "o2ib" }\n  server = "127.0.0.1"\n}\n'
 	return 0
 }
@@ -90,9 +90,32 @@ ncheck "a hosts map not there yet is a warning" 0 "$tmp/a3.conf" \
 ncheck "a bad rewrite rule is an error" 1 "$tmp/a4.conf" "^$tmp/a4.conf: rewrite 's/\(/x/': "
 
 printf 'udp_send_channel {\n  host = 127.0.0.1\n  port = "nope"\n' >"$tmp/badgmond.conf"
-{ base aggregator; printf 'gmond_conf = "%s"\n' "$tmp/badgmond.conf"; } >"$tmp/a5.conf"
+gmond=$tmp/badgmond.conf base aggregator >"$tmp/a5.conf"
 ncheck "a gmond.conf libganglia refuses is one line" 1 "$tmp/a5.conf" \
 	"^$tmp/a5.conf: gmond_conf $tmp/badgmond.conf: "
+
+# Keys of the ganglia section at their old place (issue 16): they work,
+# with one line each naming file:line, the key and the new form; the
+# section form has no such line; both at once is an error.
+if "$bin" -n -f "$tmp/a.conf" 2>&1 | grep deprecated >/dev/null; then
+	t_fail "the ganglia section: no deprecation line" "$("$bin" -n -f "$tmp/a.conf" 2>&1)"
+else
+	t_pass "the ganglia section: no deprecation line"
+fi
+{ base relay; printf 'spoof = yes\ngmond_conf = "%s"\ntmax = 30\n' "$tmp/gmond.conf"; } >"$tmp/a6.conf"
+ncheck "a Ganglia key at the top level: one deprecation line" 0 "$tmp/a6.conf" \
+	"^$tmp/a6.conf:10: gmond_conf: deprecated at the top level; write it in ganglia \\{ gmond_conf = \\.\\.\\. \\}$" \
+	"^$tmp/a6.conf:11: tmax: deprecated at the top level; write it in ganglia \\{ tmax = \\.\\.\\. \\}$" \
+	'^configuration OK$'
+n=$("$bin" -n -f "$tmp/a6.conf" 2>&1 | grep -c deprecated)
+if [ "$n" -eq 2 ]; then
+	t_pass "one line per deprecated key"
+else
+	t_fail "one line per deprecated key" "$n lines"
+fi
+{ base relay; printf 'tmax = 30\nganglia { tmax = 40 }\n'; } >"$tmp/a7.conf"
+ncheck "a key at both places is an error" 1 "$tmp/a7.conf" \
+	"^$tmp/a7.conf:9: tmax: also set in ganglia \\{ \\}; keep one$"
 
 base relay >"$tmp/r.conf"
 ncheck "a relay" 0 "$tmp/r.conf" '^configuration OK$'

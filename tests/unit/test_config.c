@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfgint.h"
 #include "cidr.h"
 #include "config.h"
 #include "mdops.h"
@@ -123,7 +124,9 @@ START_TEST(aggregator_values)
 	    "gatherers = {\"oss1\", \"mds1\"}\n"
 	    "metadata_ops = {\"open\", \"close\", \"fallocate\"}\n"
 	    "filesystem \"scratch\" { metric_prefix = \"vu_short\" }\n"
-	    "filesystem \"home\" { }\n");
+	    "filesystem \"home\" { }\n"
+	    "filesystem \"long\" { metric_prefix = "
+	    "\"a23456789012345678901234567890123456789012345678\" }\n");
 
 	ck_assert_int_eq(config_load(p, &c, NULL), 0);
 	ck_assert_int_eq(c->role, LH_ROLE_AGGREGATOR);
@@ -187,6 +190,11 @@ static const struct {
         " deadline: 2 s is not below the interval (2 s)"},
     {"filesystem \"s\" { metric_prefix = \"a b\" }\n",
         "1: metric_prefix: 'a b' is not 1-48 of A-Z a-z 0-9 _ - ."},
+    /* mprefix.h: 48 characters at most (49 here) */
+    {"filesystem \"s\" {\n metric_prefix = "
+     "\"a23456789012345678901234567890123456789012345678x\" }\n",
+        "2: metric_prefix: "
+        "'a23456789012345678901234567890123456789012345678x' is not 1-48"},
     {"filesystem \"much-too-long\" { }\n",
         " filesystem 'much-too-long': not a Lustre fsname (1-8 of A-Z a-z "
         "0-9 _ -)"},
@@ -222,6 +230,40 @@ static const struct {
         "without blanks, quotes"},
     {"totals_host = \"\"\n",
         "1: totals_host: '' is not 1-63 printable characters"},
+    /* the ganglia section: the same checks, and one place per key */
+    {"ganglia {\n  tmax = -1\n}\n",
+        "2: tmax: -1 is not between 0 and 604800 seconds"},
+    {"ganglia {\n\n  dmax = 604801\n}\n",
+        "3: dmax: 604801 is not between 0 and 604800 seconds"},
+    {"ganglia { metadata_interval = -5 }\n",
+        "1: metadata_interval: -5 is not between 0 and 604800 seconds"},
+    {"ganglia { gmond_conf = \"rel\" }\n",
+        "1: gmond_conf: 'rel' is not an absolute path"},
+    {"ganglia {\n totals_host = \"a<b\"\n}\n",
+        "2: totals_host: 'a<b' is not 1-63 printable characters"},
+    {"ganglia { bogus = 1 }\n", "1: no such option 'bogus'"},
+    {"\ntmax = 5\nganglia { tmax = 6 }\n",
+        "2: tmax: also set in ganglia { }; keep one"},
+    {"ganglia { gmond_conf = \"/a\" }\ngmond_conf = \"/b\"\n",
+        "2: gmond_conf: also set in ganglia { }; keep one"},
+    {"tmax = 1\ndmax = -1\n", "2: dmax: -1 is not between 0 and 604800"},
+    {"ganglia { tmax = 1 }\nganglia { dmax = 1 }\n",
+        " ganglia: one section, not 2"},
+    /* ranges from the key table */
+    {"max_frame = 4095\n",
+        "1: max_frame: 4095 is not between 4096 and 268435456 bytes"},
+    {"handshake_timeout = 0\n",
+        "1: handshake_timeout: 0 is not between 1 and 86400 seconds"},
+    {"read_timeout = -1\n",
+        "1: read_timeout: -1 is not between 0 and 86400 seconds"},
+    {"max_connections = 65537\n",
+        "1: max_connections: 65537 is not between 1 and 65536"},
+    {"interval = 3601\n",
+        "1: interval: 3601 is not between 1 and 3600 seconds"},
+    {"listen = \"[::1\"\n", "1: listen: '[::1' is not address or address:port"},
+    {"dns_servers = {\"1.2.3.4:0\"}\n",
+        "1: dns_servers: '1.2.3.4:0' is not address or address:port"},
+    {"filesystem \"s\" { bogus = 1 }\n", "1: no such option 'bogus'"},
 };
 
 START_TEST(relay_values)
@@ -438,6 +480,237 @@ START_TEST(bad_gatherer_networks)
 }
 END_TEST
 
+/* Reload support: a change shows in its own part only. */
+static const struct {
+	const char *key, *section;
+} changes[] = {
+    {"tmax = 99\n", "ganglia"},
+    {"gmond_conf = \"/other\"\n", "ganglia"},
+    {"totals_host = \"t2\"\n", "ganglia"},
+    {"metadata_interval = 5\n", "ganglia"},
+    {"listen = \"127.0.0.1:9\"\n", "listen"},
+    {"accept_rate = 7\n", "listener"},
+    {"allow = {\"10.0.0.0/8\"}\n", "listener"},
+    {"max_frame = 8192\n", "listener"},
+    {"dns = no\n", "resolver"},
+    {"rewrite = {\"s/a/b/\"}\n", "hosts"},
+    {"gatherers = {\"oss9\"}\n", "sweeps"},
+    {"deadline = 1\n", "sweeps"},
+    {"server = \"h2\"\n", "sender"},
+};
+
+static struct lh_config *
+load_text(const char *text)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	const char *p = write_conf(text);
+
+	ck_assert_msg(config_load(p, &c, &err) == 0, "%s", err.reason);
+	(void)unlink(p);
+	return c;
+}
+
+START_TEST(section_equal)
+{
+	static const char *const sections[] = {"ganglia", "listen", "listener",
+	    "relay", "sender", "resolver", "hosts", "sweeps"};
+	static const char base[] = "role = \"aggregator\"\nname = \"a1\"\n";
+	struct lh_config *a = load_text(base), *b;
+	char text[256];
+	size_t i;
+
+	(void)snprintf(text, sizeof(text), "%s%s", base, changes[_i].key);
+	b = load_text(text);
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		bool want = strcmp(sections[i], changes[_i].section) != 0;
+
+		/* max_frame belongs to every link; interval-free keys only
+		 * to their own part. */
+		if (strcmp(changes[_i].key, "max_frame = 8192\n") == 0 &&
+		    (strcmp(sections[i], "relay") == 0 ||
+		        strcmp(sections[i], "sender") == 0))
+			want = false;
+		ck_assert_msg(config_section_equal(a, b, sections[i]) == want,
+		    "%s: %s", changes[_i].key, sections[i]);
+		ck_assert(config_section_equal(a, a, sections[i]));
+	}
+	ck_assert(!config_section_equal(a, a, "no-such-section"));
+	ck_assert_ptr_null(config_restart_key(a, b));
+	config_free(b);
+	config_free(a);
+}
+END_TEST
+
+START_TEST(restart_keys)
+{
+	struct lh_config *a = load_text("role = \"aggregator\"\n");
+	struct lh_config *b = load_text("role = \"relay\"\n"
+	                                "route \"r\" { networks = {\"o2ib\"} "
+	                                "server = \"h\" }\n");
+	struct lh_config *c =
+	    load_text("role = \"aggregator\"\ninterval = 30\n");
+	struct lh_config *d =
+	    load_text("role = \"aggregator\"\nstate_dir = \"/tmp/x\"\n");
+
+	ck_assert_str_eq(config_restart_key(a, b), "role");
+	ck_assert_str_eq(config_restart_key(a, c), "interval");
+	ck_assert_str_eq(config_restart_key(a, d), "state_dir");
+	ck_assert_ptr_null(config_restart_key(a, a));
+	ck_assert(!config_section_equal(a, b, "relay"));
+	ck_assert(!config_section_equal(a, c, "sweeps"));
+	ck_assert(!config_section_equal(a, c, "listener"));
+	config_free(d);
+	config_free(c);
+	config_free(b);
+	config_free(a);
+}
+END_TEST
+
+/* The Ganglia keys in their section, and each at its old place: the
+ * same value, and one line that names the file, the line, the key and
+ * the new form. */
+static const struct {
+	const char *key, *value;
+} ganglia_keys[] = {
+    {"gmond_conf", "\"/etc/g.conf\""},
+    {"totals_host", "\"tot\""},
+    {"tmax", "33"},
+    {"dmax", "777"},
+    {"metadata_interval", "5"},
+};
+
+static void
+ganglia_check(const struct lh_config *c, const char *key)
+{
+	if (strcmp(key, "gmond_conf") == 0)
+		ck_assert_str_eq(c->gmond_conf, "/etc/g.conf");
+	else if (strcmp(key, "totals_host") == 0)
+		ck_assert_str_eq(c->totals_host, "tot");
+	else if (strcmp(key, "tmax") == 0)
+		ck_assert_uint_eq(c->tmax, 33);
+	else if (strcmp(key, "dmax") == 0)
+		ck_assert_uint_eq(c->dmax, 777);
+	else
+		ck_assert_uint_eq(c->metadata_interval, 5);
+}
+
+START_TEST(ganglia_section)
+{
+	char text[256];
+	struct lh_config *c;
+
+	(void)snprintf(text, sizeof(text),
+	    "role = \"aggregator\"\nganglia {\n  %s = %s\n}\n",
+	    ganglia_keys[_i].key, ganglia_keys[_i].value);
+	c = load_text(text);
+	ganglia_check(c, ganglia_keys[_i].key);
+	ck_assert_uint_eq(c->ndeprecations, 0);
+	config_free(c);
+}
+END_TEST
+
+START_TEST(ganglia_alias)
+{
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char text[256], want[512];
+	const char *p;
+
+	(void)snprintf(text, sizeof(text), "role = \"aggregator\"\n%s = %s\n",
+	    ganglia_keys[_i].key, ganglia_keys[_i].value);
+	p = write_conf(text);
+	ck_assert_msg(config_load(p, &c, &err) == 0, "%s", err.reason);
+	ganglia_check(c, ganglia_keys[_i].key);
+	ck_assert_uint_eq(c->ndeprecations, 1);
+	(void)snprintf(want, sizeof(want),
+	    "%s:2: %s: deprecated at the top level; write it in ganglia { %s "
+	    "= ... }",
+	    p, ganglia_keys[_i].key, ganglia_keys[_i].key);
+	ck_assert_str_eq(c->deprecations[0], want);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+/* Several old forms: one line each, in the file's order, once per key;
+ * the defaults still follow the interval. */
+START_TEST(ganglia_alias_lines)
+{
+	struct lh_config *c = NULL;
+	char want[512];
+	const char *p = write_conf("role = \"aggregator\"\ninterval = 60\n"
+	                           "totals_host = \"t1\"\ntmax = 0\n"
+	                           "totals_host = \"t2\"\n");
+
+	ck_assert_int_eq(config_load(p, &c, NULL), 0);
+	ck_assert_str_eq(c->totals_host, "t2");
+	ck_assert_uint_eq(c->tmax, 180);
+	ck_assert_uint_eq(c->dmax, 600);
+	ck_assert_str_eq(c->gmond_conf, CONFIG_DEFAULT_GMOND_CONF);
+	ck_assert_uint_eq(c->ndeprecations, 2);
+	(void)snprintf(want, sizeof(want), "%s:3: totals_host: deprecated", p);
+	ck_assert(strncmp(c->deprecations[0], want, strlen(want)) == 0);
+	(void)snprintf(want, sizeof(want), "%s:4: tmax: deprecated", p);
+	ck_assert(strncmp(c->deprecations[1], want, strlen(want)) == 0);
+	config_free(c);
+	(void)unlink(p);
+}
+END_TEST
+
+/* The shipped examples show the new form: no deprecation line. */
+START_TEST(shipped_new_form)
+{
+	static const char *const files[] = {"/gatherer.conf",
+	    "/aggregator.conf", "/relay.conf"};
+	struct lh_config *c = NULL;
+	struct lh_err err;
+	char path[4096];
+
+	(void)snprintf(path, sizeof(path), "%s%s", LH_CONF_DIR, files[_i]);
+	ck_assert_msg(config_load(path, &c, &err) == 0, "%s", err.reason);
+	ck_assert_msg(c->ndeprecations == 0, "%s", c->deprecations[0]);
+	config_free(c);
+}
+END_TEST
+
+/* Every key of the table is documented in lharvestd.conf(5), and says
+ * which roles read it. */
+START_TEST(keys_documented)
+{
+	size_t n, i;
+	const struct cfgkey *k = cfgkeys_table(&n);
+	char path[4096], *man, want[128];
+	FILE *f;
+	long len;
+
+	(void)snprintf(path, sizeof(path), "%s/../man/lharvestd.conf.5",
+	    LH_CONF_DIR);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_gt(len, 0);
+	rewind(f);
+	man = calloc(1, (size_t)len + 1);
+	ck_assert_ptr_nonnull(man);
+	ck_assert_uint_eq(fread(man, 1, (size_t)len, f), (size_t)len);
+	(void)fclose(f);
+	for (i = 0; i < n; i++) {
+		(void)snprintf(want, sizeof(want), "Ic %s ", k[i].name);
+		ck_assert_msg(strstr(man, want) != NULL, "%s: not in %s",
+		    k[i].name, path);
+		ck_assert_msg(k[i].roles != 0, "%s: no role", k[i].name);
+		ck_assert_msg(!k[i].alias || k[i].section != NULL,
+		    "%s: an alias of no section", k[i].name);
+		ck_assert_ptr_eq(cfgkeys_find(k[i].name),
+		    strcmp(k[i].name, "server") == 0 ? cfgkeys_find("server") :
+		                                       &k[i]);
+	}
+	free(man);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -459,6 +732,16 @@ main(void)
 	tcase_add_test(tc, gatherer_networks);
 	tcase_add_loop_test(tc, bad_gatherer_networks, 0,
 	    sizeof(bad_binds) / sizeof(bad_binds[0]));
+	tcase_add_loop_test(tc, section_equal, 0,
+	    sizeof(changes) / sizeof(changes[0]));
+	tcase_add_test(tc, restart_keys);
+	tcase_add_loop_test(tc, ganglia_section, 0,
+	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
+	tcase_add_loop_test(tc, ganglia_alias, 0,
+	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
+	tcase_add_test(tc, ganglia_alias_lines);
+	tcase_add_loop_test(tc, shipped_new_form, 0, 3);
+	tcase_add_test(tc, keys_documented);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
