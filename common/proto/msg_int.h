@@ -16,7 +16,10 @@
 #include "msg.h"
 #include "wire.h"
 
-#define BAD(err, what) lh_err_set((err), 0, -EBADMSG, "%s", (what))
+/* A malformed payload: err says what.  -EBADMSG, as lh_err_set() returns
+ * it, but visibly so to the static analyser, which cannot see err.c. */
+#define BAD(err, what)                                                         \
+	((void)lh_err_set((err), 0, -EBADMSG, "%s", (what)), -EBADMSG)
 
 /* Record mask bits: which counters follow, and whether a span does. */
 #define REC_READ_BYTES  0x01u
