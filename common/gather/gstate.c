@@ -146,18 +146,59 @@ export_flags_ok(uint8_t flags, uint32_t version, uint8_t kind)
 	    kind == LH_TARGET_MDT;
 }
 
+/* One export of target tg (of kind) from a state file of version. */
+static int
+get_export(struct statefile_src *src, uint32_t version, struct gtable *t,
+    struct gt_target *tg, uint8_t kind, struct lh_err *err)
+{
+	struct rbuf *r = src->r;
+	char nid[NID_STR_MAX];
+	struct delta_sample prev;
+	struct mdops ops;
+	uint64_t ino;
+	uint8_t flags;
+	bool any;
+	int rc;
+
+	/* An export is far smaller than STATEFILE_RECORD_MAX. */
+	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+	if (rc < 0)
+		return rc;
+	memset(&prev, 0, sizeof(prev));
+	if (rbuf_get_str8(r, nid, sizeof(nid)) < 0 ||
+	    rbuf_get_varint(r, &ino) < 0 || rbuf_get_u8(r, &flags) < 0 ||
+	    obstate_get_counters(r, &prev.c) < 0 ||
+	    rbuf_get_varint(r, &prev.samples) < 0 ||
+	    rbuf_get_varint(r, &prev.snap_ns) < 0 ||
+	    rbuf_get_varint(r, &prev.start_ns) < 0)
+		return BAD(err, "export");
+	if (nid[0] == '\0' || !export_flags_ok(flags, version, kind))
+		return BAD(err, "export");
+	if ((flags & GSTATE_F_OPS) != 0 && obstate_get_ops(r, &ops, &any) < 0)
+		return BAD(err, "export");
+	if (version <= GSTATE_V3)
+		prev.start_ns = gtable_start_tag(prev.start_ns);
+	/* Without op counts an MDT export's are unknown (NULL). */
+	rc = gtable_restore_export(t, tg, nid, ino,
+	    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
+	    (flags & 8u) != 0 ? &prev : NULL,
+	    (flags & GSTATE_F_OPS) != 0 ? &ops : NULL);
+	if (rc == -ENOMEM)
+		return lh_err_set(err, 0, rc, "out of memory");
+	if (rc < 0)
+		return BAD(err, rc == -EEXIST ? "export repeated" : "export");
+	return 0;
+}
+
 static int
 get_target(struct statefile_src *src, uint32_t version, struct gtable *t,
     struct lh_err *err)
 {
 	struct rbuf *r = src->r;
-	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX], nid[NID_STR_MAX];
-	struct delta_sample prev;
-	struct mdops ops;
+	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX];
 	struct gt_target *tg;
 	uint64_t dev, ino, n, i;
-	uint8_t kind, flags;
-	bool any;
+	uint8_t kind;
 	int rc;
 
 	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
@@ -179,36 +220,9 @@ get_target(struct statefile_src *src, uint32_t version, struct gtable *t,
 	if (tg == NULL)
 		return BAD(err, "target repeated");
 	for (i = 0; i < n; i++) {
-		/* An export is far smaller than STATEFILE_RECORD_MAX. */
-		rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
+		rc = get_export(src, version, t, tg, kind, err);
 		if (rc < 0)
 			return rc;
-		memset(&prev, 0, sizeof(prev));
-		if (rbuf_get_str8(r, nid, sizeof(nid)) < 0 ||
-		    rbuf_get_varint(r, &ino) < 0 ||
-		    rbuf_get_u8(r, &flags) < 0 ||
-		    obstate_get_counters(r, &prev.c) < 0 ||
-		    rbuf_get_varint(r, &prev.samples) < 0 ||
-		    rbuf_get_varint(r, &prev.snap_ns) < 0 ||
-		    rbuf_get_varint(r, &prev.start_ns) < 0)
-			return BAD(err, "export");
-		if (nid[0] == '\0' || !export_flags_ok(flags, version, kind))
-			return BAD(err, "export");
-		if ((flags & GSTATE_F_OPS) != 0 &&
-		    obstate_get_ops(r, &ops, &any) < 0)
-			return BAD(err, "export");
-		if (version <= GSTATE_V3)
-			prev.start_ns = gtable_start_tag(prev.start_ns);
-		/* Without op counts an MDT export's are unknown (NULL). */
-		rc = gtable_restore_export(t, tg, nid, ino,
-		    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
-		    (flags & 8u) != 0 ? &prev : NULL,
-		    (flags & GSTATE_F_OPS) != 0 ? &ops : NULL);
-		if (rc == -ENOMEM)
-			return lh_err_set(err, 0, rc, "out of memory");
-		if (rc < 0)
-			return BAD(err,
-			    rc == -EEXIST ? "export repeated" : "export");
 	}
 	return 0;
 }

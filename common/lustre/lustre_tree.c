@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "err.h"
 #include "lustre_tree.h"
 
@@ -152,13 +153,11 @@ static int
 ltree_grow(struct ltree *t)
 {
 	struct ltree_target *n;
-	size_t cap = t->cap == 0 ? 16 : t->cap * 2;
 
-	n = realloc(t->targets, cap * sizeof(*n));
+	n = array_grow(t->targets, &t->cap, t->ntargets, sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
 	t->targets = n;
-	t->cap = cap;
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  * A gatherer parses some 90,000 of these files a sweep, so the lines as
  * Lustre prints them (nearly all of them) take a fast path that reads
  * eight bytes at a time (fast_line()); any other line, and any line the
- * fast path is not sure of, takes the general way (parse_line()).  Both
+ * fast path is not sure of, takes the general way (statsparse_line.c).  Both
  * give the same result for every line the fast path takes.
  */
 #include <errno.h>
@@ -15,36 +15,7 @@
 
 #include "err.h"
 #include "statsparse.h"
-
-/* A counter line has 4, 7 or 8 fields; a header line 2 to 4. */
-#define LINE_TOKENS_MAX 10
-
-struct token {
-	const char *p;
-	size_t n;
-};
-
-struct line {
-	struct token tok[LINE_TOKENS_MAX];
-	unsigned ntok;
-	bool overflow;   /* more than LINE_TOKENS_MAX fields */
-	const char *end; /* its end: '\n' or the end of the buffer */
-};
-
-static bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static bool
-tok_is(const struct token *t, const char *s, size_t n)
-{
-	return t->n == n && memcmp(t->p, s, n) == 0;
-}
-
-/* A field against a string literal, its length known at compile time. */
-#define TOK_IS(t, lit) tok_is((t), (lit), sizeof(lit) - 1)
+#include "statsparse_int.h"
 
 /*
  * Word-at-a-time helpers.  A line is mostly padding and digits, so both
@@ -117,145 +88,6 @@ skip_spaces(const char *p, const char *end)
 	return p;
 }
 
-static void
-line_split(struct line *ln, const char *p, const char *end)
-{
-	ln->ntok = 0;
-	ln->overflow = false;
-	ln->end = end;
-	for (;;) {
-		const char *start;
-
-		while (p < end && is_space(*p))
-			p++;
-		if (p == end)
-			return;
-		start = p;
-		while (p < end && !is_space(*p))
-			p++;
-		if (ln->ntok == LINE_TOKENS_MAX) {
-			ln->overflow = true;
-			return;
-		}
-		ln->tok[ln->ntok].p = start;
-		ln->tok[ln->ntok].n = (size_t)(p - start);
-		ln->ntok++;
-	}
-}
-
-/*
- * Decimal integer with an optional '-' (Lustre prints s64 counters with
- * %lld).  Unsigned values go up to 2^64-1 (sumsq is %llu since 2.9);
- * negative ones down to -2^63 and come back as two's complement.
- */
-static int
-parse_int(const struct token *t, uint64_t *ret, bool *ret_neg)
-{
-	const char *p = t->p, *end = t->p + t->n;
-	bool neg = false;
-	uint64_t v = 0;
-
-	if (p < end && *p == '-') {
-		neg = true;
-		p++;
-	}
-	if (p == end)
-		return -1;
-	for (; p < end; p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (d > 9)
-			return -1;
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return -1;
-		v = (uint64_t)0 - v;
-	}
-	*ret = v;
-	*ret_neg = neg && v != 0;
-	return 0;
-}
-
-/* "1421320813.45071" + unit -> seconds and nanoseconds.  In secs.usecs
- * (Lustre <= 2.9, "%lu.%lu") the fraction is an unpadded count of
- * microseconds: ".45071" is 45071 us, not 0.45071 s. */
-static int
-parse_time_value(const struct token *val, const struct token *unit,
-    struct lstats_time *ret, enum lstats_time_unit *ret_tu)
-{
-	const char *p = val->p, *end = val->p + val->n, *dot;
-	enum lstats_time_unit tu;
-	uint64_t sec = 0, frac = 0;
-	size_t nsec_digits, nfrac;
-
-	dot = memchr(p, '.', val->n);
-	if (dot == p)
-		return -1;
-	for (; p < (dot != NULL ? dot : end); p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (d > 9 || sec > (UINT64_MAX - d) / 10)
-			return -1;
-		sec = sec * 10 + d;
-	}
-	nfrac = dot != NULL ? (size_t)(end - dot - 1) : 0;
-	if (dot != NULL && nfrac == 0)
-		return -1;
-	if (nfrac > 9)
-		return -1;
-	for (p = dot != NULL ? dot + 1 : end; p < end; p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (d > 9)
-			return -1;
-		frac = frac * 10 + d;
-	}
-
-	if (unit == NULL) {
-		/* No unit word: 9 digits can only be padded nanoseconds;
-		 * fewer are what "%lu" microseconds look like. */
-		if (nfrac == 0)
-			tu = LSTATS_TU_NONE;
-		else if (nfrac == 9)
-			tu = LSTATS_TU_NSECS;
-		else if (nfrac <= 6)
-			tu = LSTATS_TU_USECS;
-		else
-			return -1;
-	} else if (TOK_IS(unit, "secs.usecs") || TOK_IS(unit, "(secs.usecs)")) {
-		tu = LSTATS_TU_USECS;
-	} else if (TOK_IS(unit, "secs.nsecs") || TOK_IS(unit, "(secs.nsecs)")) {
-		tu = LSTATS_TU_NSECS;
-	} else {
-		return -1;
-	}
-
-	switch (tu) {
-	case LSTATS_TU_USECS:
-		if (nfrac > 6)
-			return -1;
-		frac *= 1000;
-		break;
-	case LSTATS_TU_NSECS:
-		/* "%09lu": always 9 digits; a shorter hand copy is read as a
-		 * decimal fraction. */
-		for (nsec_digits = nfrac; nsec_digits < 9; nsec_digits++)
-			frac *= 10;
-		break;
-	case LSTATS_TU_NONE:
-		break;
-	}
-	ret->sec = sec;
-	ret->nsec = (uint32_t)frac;
-	ret->present = true;
-	*ret_tu = tu;
-	return 0;
-}
-
 /* The header names, with or without a colon ("snapshot_time:" in brw_stats
  * and some vendor builds).  Returns the slot or NULL. */
 static struct lstats_time *
@@ -273,40 +105,6 @@ header_slot(struct lstats *st, const struct token *t, bool *ret_colon)
 	if (TOK_IS(&name, "elapsed_time"))
 		return &st->elapsed;
 	return NULL;
-}
-
-static int
-parse_header(struct lstats *st, struct lstats_time *slot, const struct line *ln,
-    unsigned lineno, bool colon, struct lh_err *err)
-{
-	const struct token *name = &ln->tok[0];
-	const struct token *val, *unit = NULL;
-	enum lstats_time_unit tu;
-	unsigned i = 1;
-
-	/* 2.15.0 job_stats style: "snapshot_time   : 1896533.4 secs.nsecs" */
-	if (!colon && ln->ntok > 1 && TOK_IS(&ln->tok[1], ":"))
-		i++;
-	if (ln->ntok <= i || ln->ntok > i + 2 || ln->overflow)
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: malformed %.*s line", lineno, (int)name->n,
-		    name->p);
-	val = &ln->tok[i];
-	if (ln->ntok == i + 2)
-		unit = &ln->tok[i + 1];
-	if (slot->present)
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: %.*s appears twice", lineno, (int)name->n,
-		    name->p);
-	if (parse_time_value(val, unit, slot, &tu) < 0)
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: bad time '%.*s%s%.*s'", lineno, (int)val->n,
-		    val->p, unit != NULL ? " " : "",
-		    unit != NULL ? (int)unit->n : 0,
-		    unit != NULL ? unit->p : "");
-	if (slot == &st->snapshot)
-		st->time_unit = tu;
-	return 0;
 }
 
 /* A cheap bucket for spotting repeated names without comparing every
@@ -385,47 +183,6 @@ unit_ok(const struct token *unit)
 {
 	return unit->n >= 3 && unit->p[0] == '[' &&
 	    unit->p[unit->n - 1] == ']' && unit->n - 2 < LSTATS_UNIT_MAX;
-}
-
-static int
-parse_counter(struct lstats *st, const struct line *ln, unsigned lineno,
-    uint64_t *seen, struct lh_err *err)
-{
-	const struct token *name = &ln->tok[0], *unit = &ln->tok[3];
-	uint64_t vals[5] = {0, 0, 0, 0, 0};
-	unsigned nvals, i, negs = 0;
-	bool neg;
-
-	nvals = ln->ntok - 4;
-	if (ln->overflow || (nvals != 0 && nvals != 3 && nvals != 4))
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: counter %.*s has %s%u fields, expected 4, 7 or 8",
-		    lineno, (int)name->n, name->p, ln->overflow ? "over " : "",
-		    ln->ntok);
-	if (name->n >= LSTATS_NAME_MAX)
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: counter name longer than %d bytes", lineno,
-		    LSTATS_NAME_MAX - 1);
-	if (!unit_ok(unit))
-		return lh_err_set(err, lineno, -EBADMSG,
-		    "line %u: counter %.*s has a bad unit '%.*s'", lineno,
-		    (int)name->n, name->p, (int)unit->n, unit->p);
-	if (st->ncounters == LSTATS_COUNTERS_MAX)
-		return lh_err_set(err, lineno, -E2BIG,
-		    "line %u: more than %d counters", lineno,
-		    LSTATS_COUNTERS_MAX);
-	for (i = 0; i < 1 + nvals; i++) {
-		const struct token *t = &ln->tok[i == 0 ? 1 : 3 + i];
-
-		if (parse_int(t, &vals[i], &neg) < 0)
-			return lh_err_set(err, lineno, -EBADMSG,
-			    "line %u: counter %.*s: bad number '%.*s'", lineno,
-			    (int)name->n, name->p, (int)t->n, t->p);
-		if (neg)
-			negs |= 1u << i;
-	}
-	counter_store(st, seen, name, unit, vals, nvals, negs, lineno, ln->end);
-	return 0;
 }
 
 /*
@@ -642,30 +399,26 @@ lstats_reset(struct lstats *st)
 	st->first_skipped = 0;
 }
 
-static int
-parse_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
-    uint64_t *seen, struct lh_err *err)
+/* The general way's entries (statsparse_int.h) to the steps the fast
+ * path inlines. */
+struct lstats_time *
+sp_header_slot(struct lstats *st, const struct token *t, bool *ret_colon)
 {
-	struct lstats_time *slot;
-	struct line ln;
-	bool colon;
+	return header_slot(st, t, ret_colon);
+}
 
-	if (memchr(p, '\0', (size_t)(end - p)) != NULL)
-		return lh_err_set(err, lineno, -EBADMSG, "line %u: NUL byte",
-		    lineno);
-	line_split(&ln, p, end);
-	if (ln.ntok == 0)
-		return 0; /* blank lines: hand copies and brw_stats have them */
-	slot = header_slot(st, &ln.tok[0], &colon);
-	if (slot != NULL)
-		return parse_header(st, slot, &ln, lineno, colon, err);
-	if (ln.ntok >= 4 && TOK_IS(&ln.tok[2], "samples"))
-		return parse_counter(st, &ln, lineno, seen, err);
-	/* Not ours: keep going, say how many (a future Lustre may add
-	 * lines; the daemon logs them, rate-limited). */
-	if (st->nskipped++ == 0)
-		st->first_skipped = lineno;
-	return 0;
+bool
+sp_unit_ok(const struct token *unit)
+{
+	return unit_ok(unit);
+}
+
+void
+sp_counter_store(struct lstats *st, uint64_t *seen, const struct token *name,
+    const struct token *unit, const uint64_t vals[5], unsigned nvals,
+    unsigned neg, unsigned lineno, const char *end)
+{
+	counter_store(st, seen, name, unit, vals, nvals, neg, lineno, end);
 }
 
 int
@@ -699,7 +452,7 @@ lstats_parse(struct lstats *st, const char *buf, size_t len, unsigned flags,
 			}
 			nl = end;
 		}
-		rc = parse_line(st, p, nl, lineno, &seen, err);
+		rc = sp_parse_line(st, p, nl, lineno, &seen, err);
 		if (rc < 0)
 			goto fail;
 		p = nl < end ? nl + 1 : end;

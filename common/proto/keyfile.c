@@ -55,6 +55,42 @@ is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* The key of line lineno, s (n bytes, blanks trimmed), checked and added
+ * to ring.  Returns 0, -EINVAL or -ENOMEM with err set. */
+static int
+key_add(struct keyring *ring, const char *s, size_t n, unsigned lineno,
+    struct lh_err *err)
+{
+	struct keyring_key *k;
+
+	if (memchr(s, '\0', n) != NULL)
+		return lh_err_set(err, lineno, -EINVAL,
+		    "line %u: NUL byte in key", lineno);
+	/* A short key is a weak key: whoever sees one MAC can try guesses
+	 * offline.  32 bytes is what the documented generator gives. */
+	if (n < KEY_MIN_LEN)
+		return lh_err_set(err, lineno, -EINVAL,
+		    "line %u: key is %zu bytes, at least %d needed "
+		    "(make one with: openssl rand -base64 32)",
+		    lineno, n, KEY_MIN_LEN);
+	if (n > KEY_MAX_LEN)
+		return lh_err_set(err, lineno, -EINVAL,
+		    "line %u: key is %zu bytes, at most %d allowed", lineno, n,
+		    KEY_MAX_LEN);
+	if (ring->n == KEYRING_MAX)
+		return lh_err_set(err, lineno, -EINVAL,
+		    "line %u: more than %d keys", lineno, KEYRING_MAX);
+	k = &ring->keys[ring->n];
+	k->bytes = malloc(n);
+	if (k->bytes == NULL)
+		return lh_err_set(err, lineno, -ENOMEM, "out of memory");
+	memcpy(k->bytes, s, n);
+	k->len = n;
+	k->id = keyring_key_id(k->bytes, n);
+	ring->n++;
+	return 0;
+}
+
 int
 keyring_parse(struct keyring *ring, const char *text, size_t len,
     struct lh_err *err)
@@ -67,8 +103,6 @@ keyring_parse(struct keyring *ring, const char *text, size_t len,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl != NULL ? nl : end, *s = p;
-		struct keyring_key *k;
-		size_t n;
 
 		lineno++;
 		p = nl != NULL ? nl + 1 : end;
@@ -78,43 +112,9 @@ keyring_parse(struct keyring *ring, const char *text, size_t len,
 			le--;
 		if (s == le || *s == '#')
 			continue;
-		n = (size_t)(le - s);
-		if (memchr(s, '\0', n) != NULL) {
-			rc = lh_err_set(err, lineno, -EINVAL,
-			    "line %u: NUL byte in key", lineno);
+		rc = key_add(ring, s, (size_t)(le - s), lineno, err);
+		if (rc < 0)
 			goto fail;
-		}
-		/* A short key is a weak key: whoever sees one MAC can try
-		 * guesses offline.  32 bytes is what the documented
-		 * generator gives. */
-		if (n < KEY_MIN_LEN) {
-			rc = lh_err_set(err, lineno, -EINVAL,
-			    "line %u: key is %zu bytes, at least %d needed "
-			    "(make one with: openssl rand -base64 32)",
-			    lineno, n, KEY_MIN_LEN);
-			goto fail;
-		}
-		if (n > KEY_MAX_LEN) {
-			rc = lh_err_set(err, lineno, -EINVAL,
-			    "line %u: key is %zu bytes, at most %d allowed",
-			    lineno, n, KEY_MAX_LEN);
-			goto fail;
-		}
-		if (ring->n == KEYRING_MAX) {
-			rc = lh_err_set(err, lineno, -EINVAL,
-			    "line %u: more than %d keys", lineno, KEYRING_MAX);
-			goto fail;
-		}
-		k = &ring->keys[ring->n];
-		k->bytes = malloc(n);
-		if (k->bytes == NULL) {
-			rc = lh_err_set(err, lineno, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		memcpy(k->bytes, s, n);
-		k->len = n;
-		k->id = keyring_key_id(k->bytes, n);
-		ring->n++;
 	}
 	if (ring->n == 0)
 		return lh_err_set(err, 0, -EINVAL, "no key in file");
@@ -124,11 +124,37 @@ fail:
 	return rc;
 }
 
+/* Whether the open file fd at path may hold a secret: a regular file of
+ * root or ours, for nobody else.  Returns 0 or -errno with err set. */
+static int
+keyfile_secret(int fd, const char *path, struct lh_err *err)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0)
+		return lh_err_set(err, 0, -errno, "%s: %s", path,
+		    strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return lh_err_set(err, 0, -EPERM, "%s: not a regular file",
+		    path);
+	/* Like OpenBSD's secrecy check: a secret others can read is no
+	 * secret, and one others can write is not ours. */
+	if (sb.st_uid != 0 && sb.st_uid != geteuid())
+		return lh_err_set(err, 0, -EPERM,
+		    "%s: owned by uid %u, must be root or uid %u", path,
+		    (unsigned)sb.st_uid, (unsigned)geteuid());
+	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+		return lh_err_set(err, 0, -EPERM,
+		    "%s: mode %04o gives group or other access, must be 0600 "
+		    "or stricter",
+		    path, (unsigned)(sb.st_mode & 07777));
+	return 0;
+}
+
 int
 keyfile_load(const char *path, struct keyring *ring, struct lh_err *err)
 {
 	char *buf = NULL;
-	struct stat sb;
 	size_t len = 0;
 	ssize_t n;
 	int fd, rc;
@@ -138,30 +164,9 @@ keyfile_load(const char *path, struct keyring *ring, struct lh_err *err)
 	if (fd < 0)
 		return lh_err_set(err, 0, -errno, "%s: %s", path,
 		    strerror(errno));
-	if (fstat(fd, &sb) < 0) {
-		rc =
-		    lh_err_set(err, 0, -errno, "%s: %s", path, strerror(errno));
+	rc = keyfile_secret(fd, path, err);
+	if (rc < 0)
 		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = lh_err_set(err, 0, -EPERM, "%s: not a regular file", path);
-		goto out;
-	}
-	/* Like OpenBSD's secrecy check: a secret others can read is no
-	 * secret, and one others can write is not ours. */
-	if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
-		rc = lh_err_set(err, 0, -EPERM,
-		    "%s: owned by uid %u, must be root or uid %u", path,
-		    (unsigned)sb.st_uid, (unsigned)geteuid());
-		goto out;
-	}
-	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		rc = lh_err_set(err, 0, -EPERM,
-		    "%s: mode %04o gives group or other access, must be 0600 "
-		    "or stricter",
-		    path, (unsigned)(sb.st_mode & 07777));
-		goto out;
-	}
 	/* One byte more than allowed, to tell "exactly full" from "too
 	 * large". */
 	buf = malloc(KEYFILE_MAX_LEN + 1);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "err.h"
 #include "ledger.h"
 #include "msg.h"
@@ -181,16 +182,13 @@ entry_get(struct ledger *l, const char *name, struct ledger_entry **ret,
 			return -EINVAL;
 		}
 		if (l->n == l->cap) {
-			size_t cap = l->cap == 0 ? 16 : l->cap * 2;
-
-			e = realloc(l->e, cap * sizeof(*e));
+			e = array_grow(l->e, &l->cap, l->n, sizeof(*e));
 			if (e == NULL) {
 				(void)lh_err_set(err, 0, -ENOMEM,
 				    "out of memory");
 				return -ENOMEM;
 			}
 			l->e = e;
-			l->cap = cap;
 		}
 		e = &l->e[l->n++];
 		memset(e, 0, sizeof(*e));

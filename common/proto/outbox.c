@@ -103,15 +103,12 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 		return NULL;
 	}
 	if (b->n == b->cap) {
-		size_t cap = b->cap == 0 ? 256 : b->cap * 2;
-
-		r = realloc(b->recs, cap * sizeof(*r));
+		r = array_grow(b->recs, &b->cap, b->n, sizeof(*r));
 		if (r == NULL) {
 			*rc = -ENOMEM;
 			return NULL;
 		}
 		b->recs = r;
-		b->cap = cap;
 	}
 	*rc = fsnames_index(&b->fsn, fs, &fsi);
 	if (*rc < 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "err.h"
 #include "netroute.h"
 #include "nid.h"
@@ -227,13 +228,11 @@ netroute_add(struct netroute *t, unsigned route, const char *pattern,
 			    t->p[i].text);
 	}
 	if (t->n == t->cap) {
-		size_t cap = t->cap == 0 ? 8 : t->cap * 2;
-		struct pattern *v = realloc(t->p, cap * sizeof(*v));
+		struct pattern *v = array_grow(t->p, &t->cap, t->n, sizeof(*v));
 
 		if (v == NULL)
 			return lh_err_set(err, 0, -ENOMEM, "out of memory");
 		t->p = v;
-		t->cap = cap;
 	}
 	t->p[t->n++] = p;
 	return 0;

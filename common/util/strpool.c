@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "strpool.h"
 
 void
@@ -31,19 +32,18 @@ strpool_add(struct strpool *p, const char *s, uint32_t *ret)
 	size_t len = strlen(s) + 1;
 
 	if (p->n + len > p->cap) {
-		size_t cap = p->cap == 0 ? 4096 : p->cap;
+		/* A page at first; a 64-byte array doubles to it. */
+		size_t need = p->n + len < 4096 ? 4096 : p->n + len;
 		char *v;
 
-		while (cap < p->n + len)
-			cap *= 2;
-		/* Offsets are 32 bits. */
-		if (cap > UINT32_MAX)
+		/* Offsets are 32 bits: no pool of 4 GiB, which is where
+		 * doubling goes past 2 GiB. */
+		if (array_capacity(p->cap, need) > UINT32_MAX)
 			return -ENOMEM;
-		v = realloc(p->v, cap);
+		v = array_reserve(p->v, &p->cap, need, 1);
 		if (v == NULL)
 			return -ENOMEM;
 		p->v = v;
-		p->cap = cap;
 	}
 	memcpy(p->v + p->n, s, len);
 	*ret = (uint32_t)p->n;

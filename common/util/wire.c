@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "wire.h"
 
 void
@@ -54,16 +55,13 @@ wbuf_reserve(struct wbuf *w, size_t n)
 		return wbuf_fail(w, -EMSGSIZE);
 	if (w->len + n <= w->cap)
 		return 0;
-	cap = w->cap == 0 ? 256 : w->cap;
-	while (cap < w->len + n)
-		cap = cap > SIZE_MAX / 2 ? w->len + n : cap * 2;
+	cap = array_capacity(w->cap < 256 ? 256 : w->cap, w->len + n);
 	if (w->max != 0 && cap > w->max)
 		cap = w->max;
-	d = realloc(w->data, cap);
+	d = array_resize(w->data, &w->cap, cap, 1);
 	if (d == NULL)
 		return wbuf_fail(w, -ENOMEM);
 	w->data = d;
-	w->cap = cap;
 	return 0;
 }
 

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Inside the payload codecs (msg.h), shared by their files: msg.c (the
+ * small messages: CHALLENGE, HELLO, ACK, BYE), msg_sweep_enc.c (encoding
+ * a SWEEP) and msg_sweep_dec.c (decoding one).  Not for other modules.
+ */
+#ifndef LH_MSG_INT_H
+#define LH_MSG_INT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "msg.h"
+#include "wire.h"
+
+/* A malformed payload: err says what.  -EBADMSG, as lh_err_set() returns
+ * it, but visibly so to the static analyser, which cannot see err.c. */
+#define BAD(err, what)                                                         \
+	((void)lh_err_set((err), 0, -EBADMSG, "%s", (what)), -EBADMSG)
+
+/* Record mask bits: which counters follow, and whether a span does. */
+#define REC_READ_BYTES  0x01u
+#define REC_WRITE_BYTES 0x02u
+#define REC_READ_OPS    0x04u
+#define REC_WRITE_OPS   0x08u
+#define REC_OSS_OPS     0x10u
+#define REC_MDS_OPS     0x20u
+#define REC_COUNTERS    0x3fu
+#define REC_SPAN        0x40u
+#define REC_CSPAN       0x80u /* a span for each present counter */
+
+/* Names (identities, filesystems, targets, networks, addresses) are
+ * printable ASCII without blanks; free text (software, BYE) may have
+ * blanks.  Nothing a peer sends can then forge a log line.  Inline: the
+ * SWEEP decoder reads a name per group and per text address. */
+static inline bool
+msg_printable(const char *s, bool blanks)
+{
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c > 0x7e || c < 0x20 || (c == ' ' && !blanks))
+			return false;
+	}
+	return true;
+}
+
+/* A name (see msg_printable()) from r into out.  Returns 0 or -1. */
+static inline int
+msg_get_name(struct rbuf *r, char *out, size_t size)
+{
+	if (rbuf_get_str8(r, out, size) < 0 || out[0] == '\0' ||
+	    !msg_printable(out, false))
+		return -1;
+	return 0;
+}
+
+/* The span of counter i as the encoder sends it: 0 means the record's. */
+static inline uint64_t
+msg_counter_span(const struct msg_rec *r, unsigned i)
+{
+	return r->cspan_us[i] != 0 ? r->cspan_us[i] : r->span_us;
+}
+
+/* The index of the first of n names (a HELLO's or SWEEP's fs[], of
+ * MSG_FS_MAX bytes each) equal to an earlier one, or n. */
+unsigned msg_fs_repeated(const void *fs, unsigned n);
+
+/* 0 when r is used up, else -EBADMSG with "what: N bytes of trailing
+ * garbage". */
+int msg_done(const struct rbuf *r, struct lh_err *err, const char *what);
+
+#endif
