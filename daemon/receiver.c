@@ -148,14 +148,14 @@ rl_flush(struct receiver *r, bool closing)
 		uint64_t since = rl->until_ns - period;
 		uint64_t at =
 		    closing && now < rl->until_ns ? rl->until_ns : now;
-		unsigned n = ratelog_flush(rl, at, period);
+		uint64_t n = ratelog_flush(rl, at, period);
 		uint64_t secs =
 		    (now - since + CLOCK_NS_PER_S / 2) / CLOCK_NS_PER_S;
 
 		if (n > 0)
-			log_warnx("listener %s: %u more connections %s in the "
-			          "last %llu s",
-			    r->addr, n, rl_what[k],
+			log_warnx("listener %s: %llu more connections %s in "
+			          "the last %llu s",
+			    r->addr, (unsigned long long)n, rl_what[k],
 			    (unsigned long long)(secs > 0 ? secs : 1));
 	}
 }
