@@ -19,6 +19,7 @@
 #include <event2/util.h>
 
 #include "clock.h"
+#include "config.h"
 #include "err.h"
 #include "frame.h"
 #include "hmac.h"
@@ -439,4 +440,19 @@ bool
 sender_connected(const struct sender *s)
 {
 	return s->state == SENDER_OPEN;
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+bool
+sender_conf_equal(const struct lh_config *a, const struct lh_config *b)
+{
+	return same_str(a->server_host, b->server_host) &&
+	    a->server_port == b->server_port && same_str(a->name, b->name) &&
+	    a->max_frame == b->max_frame &&
+	    a->handshake_timeout == b->handshake_timeout;
 }
