@@ -27,6 +27,7 @@
 #include "log.h"
 #include "msg.h"
 #include "outbox.h"
+#include "ratelog.h"
 #include "sender.h"
 #include "session.h"
 #include "wire.h"
@@ -54,7 +55,7 @@ struct sender {
 	unsigned backoff; /* seconds before the next attempt */
 	bool awaiting_ack;
 	uint64_t inflight_batch;
-	bool complained; /* one log line per outage */
+	struct ratelog outage; /* one log line per outage */
 	struct wbuf out;
 	struct wbuf payload;
 	struct msg_hello *hello;
@@ -89,13 +90,12 @@ fail(struct sender *s, const char *reason)
 	unsigned jittered;
 	uint32_t r = 0;
 
-	if (!s->complained)
+	if (ratelog_fail(&s->outage))
 		log_warnx("%s %s:%u: %s, retrying", s->what, s->host,
 		    s->conf.port, reason);
 	else
 		log_debug("%s %s:%u: %s", s->what, s->host, s->conf.port,
 		    reason);
-	s->complained = true;
 	close_conn(s);
 	s->state = SENDER_WAITING;
 	/* Jitter: 50-150% of the backoff, so that hundreds of gatherers
@@ -208,13 +208,12 @@ handle_frame(struct sender *s, const struct session_frame *f)
 				    (double)skew / 1e9);
 			s->state = SENDER_OPEN;
 			(void)evtimer_del(s->timer);
-			if (s->complained)
+			if (ratelog_recover(&s->outage))
 				log_info("%s %s:%u: connected again", s->what,
 				    s->host, s->conf.port);
 			else
 				log_debug("%s %s:%u: connected", s->what,
 				    s->host, s->conf.port);
-			s->complained = false;
 			s->backoff = SENDER_BACKOFF_MIN;
 			send_next(s);
 			return;
