@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "config.h"
 #include "err.h"
 #include "iocount.h"
@@ -42,15 +43,10 @@ once_add(struct once_ctx *c)
 {
 	struct once_rec *r;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap == 0 ? 256 : c->cap * 2;
-
-		r = realloc(c->recs, cap * sizeof(*r));
-		if (r == NULL)
-			return NULL;
-		c->recs = r;
-		c->cap = cap;
-	}
+	r = array_grow(c->recs, &c->cap, c->n, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	c->recs = r;
 	r = &c->recs[c->n++];
 	memset(r, 0, sizeof(*r));
 	return r;

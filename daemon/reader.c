@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "err.h"
 #include "log.h"
 #include "lustre_tree.h"
@@ -432,15 +433,11 @@ struct again {
 static int
 again_add(struct again *a, const char *nid, uint64_t ino)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap == 0 ? 64 : a->cap * 2;
-		struct again_nid *v = realloc(a->v, cap * sizeof(*v));
+	struct again_nid *v = array_grow(a->v, &a->cap, a->n, sizeof(*v));
 
-		if (v == NULL)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (v == NULL)
+		return -ENOMEM;
+	a->v = v;
 	(void)snprintf(a->v[a->n].nid, LTREE_NID_MAX, "%s", nid);
 	a->v[a->n++].ino = ino;
 	return 0;

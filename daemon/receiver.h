@@ -38,6 +38,7 @@
 struct event_base;
 struct cidr;
 struct keyring;
+struct lh_config;
 struct lh_err;
 struct msg_ack;
 struct msg_hello;
@@ -115,6 +116,16 @@ int receiver_new(struct event_base *base, const struct receiver_conf *conf,
 
 /* Close every connection (on_close is called) and the listener. */
 void receiver_free(struct receiver *r);
+
+/*
+ * Whether a and b make the same receiver: where it listens, its name,
+ * max_frame, timeouts, max_connections and admission (receiver.h above),
+ * and the interval a name takeover is judged by.  bound: receiver_addr()
+ * of the receiver made from a (so that port 0 in a matches the port the
+ * kernel gave it), or NULL.
+ */
+bool receiver_conf_equal(const struct lh_config *a, const struct lh_config *b,
+    const char *bound);
 
 /* The address actually bound ("127.0.0.1:40123": useful with port 0). */
 const char *receiver_addr(const struct receiver *r);

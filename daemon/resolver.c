@@ -22,6 +22,7 @@
 #include "err.h"
 #include "hmac.h"
 #include "log.h"
+#include "ratelog.h"
 #include "resolver.h"
 
 #define RESOLVER_BUCKETS_MIN 64
@@ -56,11 +57,7 @@ struct resolver {
 	size_t nbuckets;         /* a power of two */
 	struct resolver_lru lru; /* most recently used first */
 	struct resolver_stats st;
-	struct {                /* rate limit of the failure lines */
-		uint64_t start; /* of the window, ns; 0: none yet */
-		unsigned lines;
-		uint64_t held;
-	} complain;
+	struct ratelog complain; /* rate limit of the failure lines */
 };
 
 static uint64_t
@@ -173,29 +170,24 @@ entry_free(struct resolver_entry *e)
 /* One line per failure, at most RESOLVER_LOG_BURST per window, so that a
  * subnet without PTR records is visible without flooding the log. */
 static void
-complain_flush(struct resolver *r)
+complain_held(uint64_t held)
 {
-	if (r->complain.held > 0)
+	if (held > 0)
 		log_warnx("reverse DNS: %llu more failures not logged",
-		    (unsigned long long)r->complain.held);
-	r->complain.held = 0;
+		    (unsigned long long)held);
 }
 
 static void
 complain(struct resolver *r, uint64_t now, const char *addr, const char *why,
     const char *kept)
 {
-	if (r->complain.start == 0 ||
-	    now - r->complain.start >= RESOLVER_LOG_WINDOW * CLOCK_NS_PER_S) {
-		complain_flush(r);
-		r->complain.start = now;
-		r->complain.lines = 0;
-	}
-	if (r->complain.lines >= RESOLVER_LOG_BURST) {
-		r->complain.held++;
+	uint64_t held;
+	bool say = ratelog_burst(&r->complain, now,
+	    RESOLVER_LOG_WINDOW * CLOCK_NS_PER_S, RESOLVER_LOG_BURST, &held);
+
+	complain_held(held);
+	if (!say)
 		return;
-	}
-	r->complain.lines++;
 	if (kept != NULL)
 		log_warnx("reverse DNS for %s: %s, keeping the name %s for "
 		          "%u s",
@@ -560,7 +552,7 @@ resolver_free(struct resolver *r)
 
 	if (r == NULL)
 		return;
-	complain_flush(r);
+	complain_held(ratelog_drain(&r->complain));
 	for (i = 0; r->buckets != NULL && i < r->nbuckets; i++)
 		for (e = r->buckets[i]; e != NULL; e = next) {
 			next = e->hnext;

@@ -19,6 +19,7 @@
 #include <event2/util.h>
 
 #include "clock.h"
+#include "config.h"
 #include "err.h"
 #include "frame.h"
 #include "hmac.h"
@@ -26,6 +27,7 @@
 #include "log.h"
 #include "msg.h"
 #include "outbox.h"
+#include "ratelog.h"
 #include "sender.h"
 #include "session.h"
 #include "wire.h"
@@ -53,7 +55,7 @@ struct sender {
 	unsigned backoff; /* seconds before the next attempt */
 	bool awaiting_ack;
 	uint64_t inflight_batch;
-	bool complained; /* one log line per outage */
+	struct ratelog outage; /* one log line per outage */
 	struct wbuf out;
 	struct wbuf payload;
 	struct msg_hello *hello;
@@ -88,13 +90,12 @@ fail(struct sender *s, const char *reason)
 	unsigned jittered;
 	uint32_t r = 0;
 
-	if (!s->complained)
+	if (ratelog_fail(&s->outage))
 		log_warnx("%s %s:%u: %s, retrying", s->what, s->host,
 		    s->conf.port, reason);
 	else
 		log_debug("%s %s:%u: %s", s->what, s->host, s->conf.port,
 		    reason);
-	s->complained = true;
 	close_conn(s);
 	s->state = SENDER_WAITING;
 	/* Jitter: 50-150% of the backoff, so that hundreds of gatherers
@@ -207,13 +208,12 @@ handle_frame(struct sender *s, const struct session_frame *f)
 				    (double)skew / 1e9);
 			s->state = SENDER_OPEN;
 			(void)evtimer_del(s->timer);
-			if (s->complained)
+			if (ratelog_recover(&s->outage))
 				log_info("%s %s:%u: connected again", s->what,
 				    s->host, s->conf.port);
 			else
 				log_debug("%s %s:%u: connected", s->what,
 				    s->host, s->conf.port);
-			s->complained = false;
 			s->backoff = SENDER_BACKOFF_MIN;
 			send_next(s);
 			return;
@@ -439,4 +439,19 @@ bool
 sender_connected(const struct sender *s)
 {
 	return s->state == SENDER_OPEN;
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+bool
+sender_conf_equal(const struct lh_config *a, const struct lh_config *b)
+{
+	return same_str(a->server_host, b->server_host) &&
+	    a->server_port == b->server_port && same_str(a->name, b->name) &&
+	    a->max_frame == b->max_frame &&
+	    a->handshake_timeout == b->handshake_timeout;
 }

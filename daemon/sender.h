@@ -17,6 +17,7 @@
 
 struct event_base;
 struct keyring;
+struct lh_config;
 struct msg_hello;
 struct outbox;
 struct sender;
@@ -58,5 +59,13 @@ void sender_kick(struct sender *s);
 
 /* True while the handshake is done and the connection up. */
 bool sender_connected(const struct sender *s);
+
+/*
+ * Whether a and b make the same connection to a gatherer's server: the
+ * same server, name, max_frame and handshake_timeout (a reload changing
+ * none of them keeps the connection).  A relay compares its routes
+ * itself; both compare the interval as a key that needs a restart.
+ */
+bool sender_conf_equal(const struct lh_config *a, const struct lh_config *b);
 
 #endif

@@ -8,7 +8,9 @@
 #  - a good change applies at once: a new hosts map (a client becomes a
 #    host) with the gatherer's connection kept; a gatherer's new server
 #    (it connects to the second aggregator and its deltas go on there);
-#  - a relay's routes changed: the client goes to its new downstream.
+#  - a relay's routes changed: the client goes to its new downstream;
+#  - a gatherer's new interval is refused with one line, and it keeps
+#    sweeping at the running one.
 set -uo pipefail
 bin=$1
 # shellcheck source=dumplib.sh
@@ -155,6 +157,25 @@ if after g "$n" "configuration reloaded from $tmp/g.conf: connecting to the aggr
 else
 	t_fail "gatherer: a new server: its sweeps go to the second aggregator" "$(tail -n +$((n + 1)) "$tmp/g.log" | head -n 5)"
 fi
+# An interval change: refused with one line (a restart applies it); the
+# gatherer sweeps on every 2 s, as its -v sweep lines say.
+sweeps_after() { tail -n +$(($2 + 1)) "$tmp/$1.log" | sed -nE 's/.*sweep ([0-9]+): [0-9]+ targets.*/\1/p'; }
+sed 's/^interval = 2$/interval = 4/' "$tmp/g.conf" >"$tmp/g2.conf"
+cp "$tmp/g2.conf" "$tmp/g.conf"
+n=$(hup g)
+for ((i = 0; i < 300; i++)); do
+	[ "$(sweeps_after g "$n" | wc -l)" -ge 4 ] && break
+	sleep 0.1
+done
+refused=$(tail -n +$((n + 1)) "$tmp/g.log" | grep -c "^lharvestd: $tmp/g.conf: interval: a change needs a restart; keeping the running configuration$")
+if [ "$refused" -eq 1 ] &&
+	sweeps_after g "$n" | awk 'NR > 1 && $1 - p == 2 { two = 1 } { p = $1 } END { exit !two }'; then
+	t_pass "gatherer: an interval change needs a restart, says so once, and keeps the interval"
+else
+	t_fail "gatherer: an interval change needs a restart, says so once, and keeps the interval" \
+		"refusals: $refused; sweeps: $(sweeps_after g "$n" | tr '\n' ' ')" "$(tail -n +$((n + 1)) "$tmp/g.log" | grep -v sweep | head -n 5)"
+fi
+g_conf "$a2" >"$tmp/g.conf"
 sed 's#^state_dir = .*#state_dir = "/nonexistent"#' "$tmp/g.conf" >"$tmp/g2.conf"
 cp "$tmp/g2.conf" "$tmp/g.conf"
 n=$(hup g)
