@@ -26,10 +26,16 @@ idle connection that never says anything.  One JSON line per connection
 on stdout: {"kind", "local": "127.0.0.1:PORT", "closed_after": seconds
 until the aggregator closed it (null if we closed first), "error"}.
 
-check: the true rate of every (fs, client NID) is taken from truth.jsonl,
-(truth[last] - truth[first]) / (time[last] - time[first]) over the steps
-from --from on (the scenario's rates are constant, so the true maximum is that rate:
-checked over windows of 20 steps).
+check: the true rate of every (fs, client NID) is taken from truth.jsonl
+over the steps from --from on: what the simulator wrote, over the time it
+wrote it over.  On the wall clock its rows carry, per target, the truth
+that target's file accounts for and the snapshot time printed in it: the
+rate is the sum over targets of (truth[last] - truth[first]) /
+(snapshot[last] - snapshot[first]), which is what lharvestd computes from
+the same files however late a busy machine let the simulator render them.
+Rows without them (the fake clock, whose snapshots advance by exactly one
+period per step) use the step times.  The scenario's rates are constant,
+so the true maximum is that rate: checked over windows of 20 steps.
 A host's truth is the sum over its NIDs (hosts file: an IPv4 address
 matches it on every LNet, a full NID only itself, the first entry wins);
 --totals-host's is the sum over every NID of the filesystem.  Then, for
@@ -246,17 +252,26 @@ def host_of(nid, by_ip, by_nid):
     return None
 
 
+def _expand_ops(r):
+    """r["mds_<op>"] for every metadata op, from r["mdt_ops"]."""
+    ops = r.get("mdt_ops", {})
+    for op in MDOPS:
+        r["mds_" + op] = ops.get(op, 0)
+
+
 def load_truth(path, t_from=None):
-    """[(time_s, {(fs, nid): {field: value}})] per step, steps from t_from."""
+    """[(time_s, {(fs, nid): {field: value}})] per step, steps from t_from.
+    A row's "files" (wall clock) maps each target to its share of the row
+    and "snapshot_ns", the snapshot time printed in its file."""
     steps = {}
     with open(path) as f:
         for line in f:
             if not line.endswith("\n"):
                 break
             r = json.loads(line)
-            ops = r.get("mdt_ops", {})
-            for op in MDOPS:
-                r["mds_" + op] = ops.get(op, 0)
+            _expand_ops(r)
+            for per in r.get("files", {}).values():
+                _expand_ops(per)
             steps.setdefault(r["step"], [r["time_ns"] / 1e9, {}])[1][(r["fs"], r["nid"])] = r
     out = [tuple(v) for _, v in sorted(steps.items())]
     if t_from is not None:
@@ -266,24 +281,39 @@ def load_truth(path, t_from=None):
     return out
 
 
+def rates_between(first, last, fields):
+    """rate[(fs, nid, field)] from step first to step last, each a
+    (time_s, rows) of load_truth().  Per target when the rows say what each
+    file held and when (the wall clock): its gain over the time between its
+    two snapshot times, summed over targets, as lharvestd divides.  Else
+    (or for a target not written since first) over the step times."""
+    (u0, x), (u1, y) = first, last
+    out = {}
+    for key, r in y.items():
+        base = x.get(key)
+        now, was = r.get("files"), (base or {}).get("files")
+        for fl in fields:
+            if now is None or was is None:
+                out[key + (fl,)] = (r[fl] - (base[fl] if base else 0)) / (u1 - u0)
+                continue
+            tot = 0.0
+            for tgt, n in now.items():
+                w = was.get(tgt)
+                span = (n["snapshot_ns"] - w["snapshot_ns"]) / 1e9 if w else n["snapshot_ns"] / 1e9 - u0
+                gain = n[fl] - (w[fl] if w else 0)
+                if gain:
+                    tot += gain / (span if span > 0 else u1 - u0)
+            out[key + (fl,)] = tot
+    return out
+
+
 def truth_rates(steps, win=20):
     """rate[(fs, nid, field)], windows [(t0, t1, {key: rate})]"""
-    (t0, a), (t1, b) = steps[0], steps[-1]
     fields = [m for m, _ in METRICS]
-    rate = {}
-    for key, r in b.items():
-        base = a.get(key)
-        for fl in fields:
-            rate[key + (fl,)] = (r[fl] - (base[fl] if base else 0)) / (t1 - t0)
+    rate = rates_between(steps[0], steps[-1], fields)
     wins = []
     for i in range(0, len(steps) - win, win // 2):
-        (u0, x), (u1, y) = steps[i], steps[i + win]
-        w = {}
-        for key, r in y.items():
-            base = x.get(key)
-            for fl in fields:
-                w[key + (fl,)] = (r[fl] - (base[fl] if base else 0)) / (u1 - u0)
-        wins.append((u0, u1, w))
+        wins.append((steps[i][0], steps[i + win][0], rates_between(steps[i], steps[i + win], fields)))
     return rate, wins
 
 
@@ -413,9 +443,11 @@ def check(a, rep):
     tol = a.tolerance
 
     # The truth itself: constant rates, so that the true maximum is the
-    # rate.  A window's rate is off by the difference of the delays with
-    # which the simulator rendered its two ends (up to ~100 ms: 0.5% of
-    # 20 s); a target of 4 stalled for one step would be 1.25%.
+    # rate.  Taken over the snapshot times the files were written with (the
+    # wall clock), a window's rate is off only by the simulator's rounding
+    # to whole requests; over the step times (the fake clock) also by the
+    # difference of the delays with which the simulator rendered its two
+    # ends.
     spread, where = 0.0, ""
     for key, r in rate.items():
         for _, _, w in wins:
@@ -754,14 +786,30 @@ def self_test():
             f.write("10.1.0.1 n1\n10.1.0.2 n2  # multi-rail\n10.2.0.2 n2\n12@gni n9\n10.1.0.1 other\n")
         rates = {("s", "10.1.0.1@o2ib"): 100.0, ("s", "10.1.0.2@o2ib"): 200.0,
                  ("s", "10.2.0.2@o2ib2"): 50.0, ("s", "12@gni"): 70.0}
-        with open(p("truth"), "w") as f:
-            for k in range(40):
-                for (fs, nid), r in rates.items():
-                    row = {"step": k, "time": 1000.0 + k, "time_ns": (1000 + k) * 10 ** 9, "fs": fs,
-                           "nid": nid}
-                    for i, (fl, _) in enumerate(METRICS):
-                        row[fl] = int(round((r + i) * k * 1000)) + 5
-                    f.write(json.dumps(row) + "\n")
+        def write_truth(path, late=None, say=True):
+            """Step k at 1000 + k; late: {k: seconds}, the wall clock on a
+            busy machine: step k's files rendered (and stamped) that much
+            after its step time, in two targets of a quarter and three
+            quarters of each client's I/O (say: the rows say so)."""
+            with open(path, "w") as f:
+                for k in range(40):
+                    for (fs, nid), r in rates.items():
+                        T = (1000 + k) * 10 ** 9
+                        row = {"step": k, "time": T / 1e9, "time_ns": T, "fs": fs, "nid": nid}
+                        snap = T + int((late or {}).get(k, 0) * 1e9) + 10 ** 6
+                        files = {"t0": {"snapshot_ns": snap}, "t1": {"snapshot_ns": snap + 10 ** 6}}
+                        for i, (fl, _) in enumerate(METRICS):
+                            q = (r + i) * 1000 * ((snap - 1000 * 10 ** 9) / 1e9) / 4
+                            files["t0"][fl] = int(round(q)) + 5
+                            files["t1"][fl] = int(round(3 * q))
+                            row[fl] = files["t0"][fl] + files["t1"][fl]
+                        if late is not None and say:
+                            row["files"] = files
+                        f.write(json.dumps(row) + "\n")
+        write_truth(p("truth"))
+        late = {0: 0.4, 1: 0.4, 2: 0.35, 21: 0.3}
+        write_truth(p("truth-late"), late)
+        write_truth(p("truth-late-steps"), late, say=False)
         with open(p("faults"), "w") as f:
             f.write("startup 1000 1001 1\ngatherer-kill 1020 1022 1\ngarbage 1030 1031 0\n")
         ip = {"n1": "10.1.0.1", "n2": "10.1.0.2", "n9": "n9", "tot": "tot"}
@@ -779,7 +827,7 @@ def self_test():
                 tweak(t, hosts)
             return {"t": t, "hosts": hosts}
 
-        def run(name, want_ok, tweak=None, log_lines=None, dups=()):
+        def run(name, want_ok, tweak=None, log_lines=None, dups=(), truth="truth"):
             with open(p("samples"), "w") as f:
                 for t in range(1000, 1040):
                     f.write(json.dumps(dict(sample(t + 0.5, tweak), dups=list(dups))) + "\n")
@@ -788,7 +836,7 @@ def self_test():
                 with open(p("agg.log"), "w") as f:
                     f.write("".join(log_lines))
                 logs = [p("agg.log")]
-            a = parse_args(["check", "--truth", p("truth"), "--hosts", p("hosts"), "--samples", p("samples"),
+            a = parse_args(["check", "--truth", p(truth), "--hosts", p("hosts"), "--samples", p("samples"),
                             "--faults", p("faults"), "--prefix", "s=x", "--totals-host", "tot",
                             "--interval", "1", "--deadline", "0.3", "--gatherers", "2"]
                            + sum((["--agg-log", x] for x in logs), []))
@@ -823,6 +871,12 @@ def self_test():
 
         ok &= run("a correct run", True)
         ok &= run("a correct run with its sweep lines", True, log_lines=sweeps())
+        ok &= run("a correct run, the simulator rendering up to 0.4 s late (wall clock)", True,
+                  truth="truth-late")
+        ok &= run("the same taken over the step times: rates off by the delays", False,
+                  truth="truth-late-steps")
+        ok &= run("a value 0.6% off, the simulator late", False,
+                  setv("n1", "x_write_bytes", "100390.00", lambda t: 1027 < t < 1028), truth="truth-late")
         ok &= run("a negative value", False, setv("n1", "x_read_bytes", "-1.00", lambda t: t > 1020))
         ok &= run("a value above the maximum during a fault", False,
                   setv("n9", "x_oss_ops", "72500.00", lambda t: 1020 < t < 1022))

@@ -27,9 +27,11 @@
 # How the truth is known.  Every client of the scenario has constant,
 # distinct rates (small RPCs, thousands of ops/s, so the simulator's
 # one-RPC rounding is far below 0.5% of a 2 s sweep).  The true rate of a
-# (filesystem, NID) is its truth.jsonl delta over the whole run divided by
-# the time (the step times are when the simulator started each step, its
-# files are rendered a few ms later: over ~2 minutes that is < 0.1%).
+# (filesystem, NID) is what the simulator wrote over the whole run divided
+# by the time it wrote it over: per target, the truth.jsonl delta of that
+# target's file between the snapshot times printed in it (on a busy
+# machine the simulator renders a step's files well after the step's
+# time, and by a different amount each step; the snapshot times say when).
 # The rates being constant (checked over 20-step windows), the true
 # maximum is the true rate.  Clears, resets and failovers do not change
 # what a client does, only what the files show: around them a rate may

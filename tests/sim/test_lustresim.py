@@ -846,6 +846,65 @@ class ConsistencyTests(TmpDirCase):
                          snapshot(os.path.join(self.tmp, "forked"), ["oss1"]))
 
 
+class WallClockTruthTests(TmpDirCase):
+    """On the wall clock each file is stamped when it is rendered, so the
+    truth rows say, per target, what that file accounts for and the
+    snapshot time printed in it: read back, the files must agree."""
+
+    def run_wall(self, version):
+        scn = load_scenario("small-all-events.json", version=version, clock="wall")
+        root = os.path.join(self.tmp, version)
+        sim = new_sim(root, scn)
+        event_steps = {e["step"] for e in scn["events"]}
+        prev, checked, stamped = None, 0, 0
+        for k in range(scn["steps"]):
+            sim.run_step()
+            _, truth = truth_latest(root)
+            files = {}                  # (fs, nid, target) -> (snapshot, values)
+            for s in sim.servers:
+                for ttype, tgt, nid, d in iter_exports(os.path.join(root, s)):
+                    header, lines = parse(read(os.path.join(d, "stats")))
+                    files[(tgt.rsplit("-", 1)[0], nid, tgt)] = (
+                        header["snapshot_time"], lharvestd_values(ttype, lines))
+            for key, row in truth.items():
+                per = row["files"]
+                for f in FIELDS:
+                    self.assertEqual(sum(x[f] for x in per.values()), row[f], (k, key, f))
+                ops = {}
+                for x in per.values():
+                    for op, n in x["mdt_ops"].items():
+                        ops[op] = ops.get(op, 0) + n
+                self.assertEqual(ops, row["mdt_ops"], (k, key))
+                for tgt, x in per.items():
+                    got = files.get(key + (tgt,))
+                    if got is None:         # unmounted, cleared away
+                        continue
+                    self.assertEqual(got[0], x["snapshot_ns"], (k, key, tgt))
+                    stamped += 1
+                    was = prev and prev[0].get(key, {}).get("files", {}).get(tgt)
+                    old = prev and prev[1].get(key + (tgt,))
+                    if k in event_steps or not was or not old:
+                        continue
+                    for f in FIELDS:
+                        self.assertEqual(got[1][f] - old[1][f], x[f] - was[f], (k, key, tgt, f))
+                        checked += 1
+            prev = (truth, files)
+        self.assertGreater(stamped, 300)
+        self.assertGreater(checked, 1000)
+
+    def test_files_are_what_the_truth_says_2_15(self):
+        self.run_wall("2.15")
+
+    def test_files_are_what_the_truth_says_2_10_usecs_and_disconnects(self):
+        self.run_wall("2.10")
+
+    def test_fake_clock_rows_have_no_files(self):
+        root = os.path.join(self.tmp, "f")
+        sim = new_sim(root, load_scenario("small-all-events.json"))
+        sim.run_step()
+        self.assertFalse(any("files" in r for r in truth_latest(root)[0]["rows"]))
+
+
 class AtomicityTests(TmpDirCase):
     def test_atomic_write_cleans_up(self):
         p = os.path.join(self.tmp, "f")

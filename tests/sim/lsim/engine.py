@@ -20,6 +20,15 @@ MDT counts (formats.MDT_OPS).
 Resets/clears/failovers only zero the displayed counters, so the truth stays
 the cumulative "what the client really did" and is exactly consistent with
 what the files showed at each step.
+
+On the wall clock a file's snapshot time is when it was rendered, which on
+a busy machine can be long after T_k, and by a different amount at every
+step: rates taken from the step times are then off by that difference
+over the window.  So each truth row also carries, per target, the part of
+the truth that target's file accounts for and the snapshot time printed in
+it (truth_files): a checker divides what was written by the time it was
+written over, as lharvestd does.  The fake clock needs none of this (its
+snapshot times advance by exactly one period per step).
 """
 
 import gc
@@ -182,6 +191,8 @@ class Sim:
         self.step = 0                 # next step to run
         self.last_T = None
         self.truth = {}
+        # wall clock: (fs, nid) -> {target: [snapshot_ns, NACC ints]}
+        self.truth_files = {}
         self.scheduled = [dict(e) for e in scn.get("events", [])]
         self.stats_header = bool(scn.get("enable_stats_header", 1))
         self.period_ns = int(round(scn["period"] * NS))
@@ -264,6 +275,7 @@ class Sim:
         for acc in self.truth.values():
             if len(acc) < formats.NACC:
                 acc.extend([0] * (formats.NACC - len(acc)))
+        self.__dict__.setdefault("truth_files", {})
         self._init_runtime()
 
     def _make_client(self, c):
@@ -460,6 +472,8 @@ class Sim:
             acc = self.truth[(tgt.fs, exp.nid)]
         if not streams:
             return
+        facc = self._file_truth(tgt, exp.nid) if acc is not None else None
+        before = list(acc) if facc is not None else None
         ctr, carry = exp.ctr, exp.carry
         kc = self._key_class[tgt.ttype]
         did = False
@@ -513,12 +527,27 @@ class Sim:
                 for k, m in parts:
                     if m > 0:
                         self._credit(acc, kc, k, m, bump(ctr, k, m, *lat))
+        if before is not None:
+            for i, (now, was) in enumerate(zip(acc, before)):
+                facc[i + 1] += now - was
         if did:
             exp.last_act_ns = t_ns
             if exp.client is not None and not exp.uuids:
                 # idle-disconnected OST export: new I/O reconnects it
                 exp.uuids = list(self.clients[exp.client].uuids)
                 exp.uuid_dirty = True
+
+    def _file_truth(self, tgt, nid):
+        """[snapshot_ns, NACC ints]: the truth that tgt's file of client nid
+        accounts for, and the snapshot time last printed in it (wall clock
+        only, else None)."""
+        if self.clock != "wall":
+            return None
+        per = self.truth_files.setdefault((tgt.fs, nid), {})
+        rec = per.get(tgt.name)
+        if rec is None:
+            rec = per[tgt.name] = [0] * (1 + formats.NACC)
+        return rec
 
     @staticmethod
     def _split(carry, sid, n, frac):
@@ -530,14 +559,16 @@ class Sim:
         return m
 
     @staticmethod
-    def _credit(acc, kc, key, n, s):
+    def _credit(acc, kc, key, n, s, base=0):
+        """Add n samples of sum s of counter key to the accumulator acc,
+        whose NACC slots start at index base."""
         if acc is None:
             return
         cf, sf = kc[key]
         for f in cf:
-            acc[f] += n
+            acc[base + f] += n
         if sf is not None:
-            acc[sf] += s
+            acc[base + sf] += s
 
     # ------------------------------------------------------------ topology
 
@@ -743,8 +774,12 @@ class Sim:
                 exp.uuid_dirty = True
                 if tgt.ttype == "ost" and "disconnect" in self.profile.keys["ost"]:
                     # <= 2.11 count the disconnect obd-op on the export
+                    s = bump(exp.ctr, "disconnect", 1, 1, 1, 1)
                     self._credit(self.truth[(tgt.fs, c.nid)], self._key_class["ost"],
-                                 "disconnect", 1, bump(exp.ctr, "disconnect", 1, 1, 1, 1))
+                                 "disconnect", 1, s)
+                    facc = self._file_truth(tgt, c.nid)
+                    if facc is not None:
+                        self._credit(facc, self._key_class["ost"], "disconnect", 1, s, 1)
                     exp.stats_dirty = True
             c.state = "idle"
         elif typ == "client_return":
@@ -1025,6 +1060,10 @@ class Sim:
             else:
                 continue
             text = self._render_export(tgt, exp, s)
+            if exp.client is not None and (tgt.fs, nid) in self.truth:
+                facc = self._file_truth(tgt, nid)
+                if facc is not None:
+                    facc[0] = s
             exp.stats_dirty = False
             if exp.on_disk:
                 d = edir + "/" + nid
@@ -1107,6 +1146,12 @@ class Sim:
         for (fs, nid), acc in sorted(self.truth.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1].encode())):
             row = dict([("fs", fs), ("nid", nid), ("state", self.clients[nid].state)]
                        + list(zip(formats.FIELDS, acc)) + [("mdt_ops", formats.mdt_ops(acc))])
+            files = self.truth_files.get((fs, nid)) if self.clock == "wall" else None
+            if files:
+                row["files"] = {
+                    t: dict([("snapshot_ns", rec[0])] + list(zip(formats.FIELDS, rec[1:]))
+                            + [("mdt_ops", formats.mdt_ops(rec[1:]))])
+                    for t, rec in sorted(files.items()) if rec[0]}
             out.append(row)
         return out
 
