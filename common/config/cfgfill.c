@@ -260,10 +260,10 @@ cfgfill_config(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	    fill_listener, fill_metrics, fill_timing, fill_prefixes,
 	    fill_admission, cfgfill_binds, cfgfill_routes};
 	size_t i;
-	int rc;
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		rc = steps[i](c, cfg, err);
+		int rc = steps[i](c, cfg, err);
+
 		if (rc < 0)
 			return rc;
 	}

@@ -37,16 +37,16 @@ enum cfgkey_type {
  * checks are built from the table of these (cfgkeys.c). */
 struct cfgkey {
 	const char *name;
-	const char *section; /* NULL: the top level */
-	enum cfgkey_type type;
-	const char *def_str; /* CFGKEY_STR */
-	long def_int;        /* CFGKEY_INT, CFGKEY_FLOAT, CFGKEY_BOOL (0/1) */
-	long lo, hi;         /* CFGKEY_INT with cfgcheck_range */
-	const char *unit;    /* for cfgcheck_range's message */
+	const char *section;              /* NULL: the top level */
+	const char *def_str;              /* CFGKEY_STR */
+	const char *unit;                 /* for cfgcheck_range's message */
 	cfg_validate_callback_t validate; /* NULL: any value of the type */
-	unsigned roles;                   /* CFGKEY_* */
-	int cflags;                       /* CFGKEY_SEC: CFGF_MULTI ... */
-	bool alias; /* also at the top level, deprecated */
+	long def_int; /* CFGKEY_INT, CFGKEY_FLOAT, CFGKEY_BOOL (0/1) */
+	long lo, hi;  /* CFGKEY_INT with cfgcheck_range */
+	enum cfgkey_type type;
+	unsigned roles; /* CFGKEY_* */
+	int cflags;     /* CFGKEY_SEC: CFGF_MULTI ... */
+	bool alias;     /* also at the top level, deprecated */
 };
 
 /* The table, and the first key called name (in any section), or NULL:

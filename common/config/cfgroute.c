@@ -11,10 +11,11 @@
 #include "err.h"
 #include "netroute.h"
 
-/* Route i, from its section, into c->routes[i]; its networks into t. */
+/* Route i, from its section, into c->routes[i]; its networks into t;
+ * the default route if it is the one named dflt. */
 static int
 route_fill(struct lh_config *c, struct netroute *t, unsigned i, cfg_t *sec,
-    struct lh_err *err)
+    const char *dflt, struct lh_err *err)
 {
 	struct lh_route *r = &c->routes[i];
 	const char *name = cfg_title(sec);
@@ -43,6 +44,8 @@ route_fill(struct lh_config *c, struct netroute *t, unsigned i, cfg_t *sec,
 			return lh_err_set(err, 0, -EINVAL, "%s: route '%s': %s",
 			    c->path, name, e.reason);
 	}
+	if (dflt[0] != '\0' && strcmp(dflt, name) == 0)
+		c->default_route = (int)i;
 	return 0;
 }
 
@@ -60,12 +63,9 @@ routes_fill_all(struct lh_config *c, cfg_t *cfg, unsigned n, struct lh_err *err)
 		netroute_free(t);
 		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	}
-	for (i = 0; i < n && rc == 0; i++) {
-		rc = route_fill(c, t, i, cfg_getnsec(cfg, "route", i), err);
-		if (rc == 0 && dflt[0] != '\0' &&
-		    strcmp(dflt, c->routes[i].name) == 0)
-			c->default_route = (int)i;
-	}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = route_fill(c, t, i, cfg_getnsec(cfg, "route", i), dflt,
+		    err);
 	netroute_free(t);
 	if (rc == 0 && dflt[0] != '\0' && c->default_route < 0)
 		rc = lh_err_set(err, 0, -EINVAL,

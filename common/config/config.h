@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lharvestd's configuration: the libconfuse file (the syntax gmond.conf
- * users know) turned into a plain struct.  This is the only module that
- * sees confuse.h.  Every key, its default and its meaning are documented
- * in man/lharvestd.conf.5 and the
- * annotated examples in conf/.
+ * users know) turned into a plain struct.  common/config/ is the only
+ * place that sees confuse.h; each key is declared once, with its section
+ * and check, in cfgkeys.c.  An output's keys live in its own section
+ * (ganglia { }); a section fills the same fields of struct lh_config as
+ * the top-level keys it replaced, which still work, with a line in
+ * lh_config.deprecations.  Every key, its default and its meaning are
+ * documented in man/lharvestd.conf.5 and the annotated examples in conf/.
  */
 #ifndef LH_CONFIG_H
 #define LH_CONFIG_H
