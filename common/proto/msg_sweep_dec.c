@@ -396,11 +396,11 @@ group_records(struct pass *ps, struct nid_parts *np, uint64_t fs, uint64_t nrec,
 	char nid[NID_STR_MAX];
 	struct mdops opv;
 	uint64_t opsum, k;
-	int rc;
 
 	for (k = 0; k < nrec; k++) {
 		struct msg_rec rec;
 		bool ops_bad = false;
+		int rc;
 
 		rc = get_record(&ps->r, h, np, k == 0, ps->cb != NULL, &rec,
 		    nid, err);

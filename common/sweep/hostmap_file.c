@@ -111,7 +111,7 @@ static int
 load_name(const struct hostmap *m, const char *name, unsigned lineno,
     const char *h, size_t hlen, char *host, struct lh_err *err)
 {
-	char raw[HM_RAW_MAX + 1], q[HM_QUOTE + 4], q2[HM_QUOTE + 4];
+	char raw[HM_RAW_MAX + 1], q[HM_QUOTE + 4];
 	const char *why;
 
 	if (hlen == 0)
@@ -125,11 +125,14 @@ load_name(const struct hostmap *m, const char *name, unsigned lineno,
 	why = hm_name_make(m, raw, host);
 	/* Show what the rules made of a refused name: the rule is the
 	 * likelier culprit than the file. */
-	if (why != NULL && strcmp(raw, host) != 0)
+	if (why != NULL && strcmp(raw, host) != 0) {
+		char q2[HM_QUOTE + 4];
+
 		return line_err(err, name, lineno, -EINVAL,
 		    "\"%s\" rewritten to \"%s\": %s",
 		    hm_quote(raw, hlen, q, sizeof(q)),
 		    hm_quote(host, strlen(host), q2, sizeof(q2)), why);
+	}
 	if (why != NULL)
 		return line_err(err, name, lineno, -EINVAL, "\"%s\": %s",
 		    hm_quote(raw, hlen, q, sizeof(q)), why);
@@ -245,7 +248,6 @@ read_all(int fd, const char *path, size_t cap, char **buf, size_t *len,
 {
 	ssize_t n;
 	char *nb;
-	int e;
 
 	while ((n = read(fd, *buf + *len, cap - *len)) > 0) {
 		*len += (size_t)n;
@@ -266,7 +268,8 @@ read_all(int fd, const char *path, size_t cap, char **buf, size_t *len,
 		}
 	}
 	if (n < 0) {
-		e = errno;
+		int e = errno;
+
 		return lh_err_set(err, 0, -e, "%s: %s", path, strerror(e));
 	}
 	return 0;
