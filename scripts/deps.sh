@@ -15,9 +15,12 @@ demo_pkgs=(ganglia-monitor iproute2)
 # (clang only recommends the latter, so it is named).  dpkg-dev
 # (dpkg-shlibdeps, which needs file) for the .deb's Depends; rpm
 # (rpmbuild) and rpmlint for the source rpm (it_package.sh); systemd for
-# systemd-analyze and systemd-sysusers (it_units.sh).
+# systemd-analyze and systemd-sysusers (it_units.sh); shellcheck for
+# scripts/lint.sh; stress-ng to load the cores (LH_TEST_STRESS=1
+# scripts/test.sh, docs/testing.md).
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
-	clang-format cppcheck dpkg-dev file rpm rpmlint systemd)
+	clang-format cppcheck shellcheck dpkg-dev file rpm rpmlint systemd
+	stress-ng)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # House checks: formatting, module boundaries, banned functions,
-# clang-tidy and cppcheck.  Usage: scripts/lint.sh BUILD_DIR
+# clang-tidy, cppcheck and shellcheck.  Usage: scripts/lint.sh BUILD_DIR
 # (BUILD_DIR holds compile_commands.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +82,23 @@ if ! cppcheck --quiet --error-exitcode=1 --inline-suppr \
 	"${incdirs[@]}" -I daemon -I gmetric "${csrcs[@]}" 2>"$build/cppcheck.log"; then
 	cat "$build/cppcheck.log" >&2
 	note "cppcheck found problems"
+fi
+
+# 5. Shell: every *.sh and every script that runs bash, with what they
+#    source followed from their own directory (a `# shellcheck source=`
+#    line names it).  A `# shellcheck disable=` says why on its line.
+shell_scripts() {
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		git ls-files '*.sh'
+		git ls-files -z | xargs -0 awk 'FNR == 1 && /^#!.*bash/ { print FILENAME } { nextfile }' 2>/dev/null || true
+	else
+		find scripts tests systemd -name '*.sh'
+	fi
+}
+mapfile -t shs < <(shell_scripts | sort -u)
+if ! shellcheck -x -P SCRIPTDIR "${shs[@]}" >"$build/shellcheck.log" 2>&1; then
+	cat "$build/shellcheck.log" >&2
+	note "shellcheck found problems"
 fi
 
 if [ $fail -eq 0 ]; then echo "lint: clean"; fi

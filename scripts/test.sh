@@ -8,11 +8,31 @@
 #   4. libFuzzer build (clang): corpus replay, then a short fuzzing run
 #      (LH_FUZZ_SECONDS per target, default 30).
 # Build trees go to build/, build-asan/, build-fuzz/ in the checkout.
+#
+# LH_TEST_STRESS=1: the whole run with every core kept busy by
+# `stress-ng --cpu N` (N = the cores), started after the dependencies and
+# stopped at the end, to show that the tests hold on a loaded machine
+# (docs/testing.md).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
 
 scripts/deps.sh test || exit 1
+
+stress_pid=
+stop_stress() {
+	[ -n "$stress_pid" ] || return 0
+	kill -TERM "$stress_pid" 2>/dev/null
+	wait "$stress_pid" 2>/dev/null
+	stress_pid=
+}
+if [ "${LH_TEST_STRESS:-0}" != 0 ]; then
+	command -v stress-ng >/dev/null || { echo "LH_TEST_STRESS: no stress-ng"; exit 1; }
+	stress-ng --cpu "$jobs" --timeout 0 --quiet &
+	stress_pid=$!
+	trap stop_stress EXIT
+	echo "=== under load: stress-ng --cpu $jobs (pid $stress_pid)"
+fi
 
 failed_stages=()
 total_pass=0
@@ -75,4 +95,8 @@ else
 	echo "FAILED stages: ${failed_stages[*]}"
 fi
 echo "tests: $total_pass passed, $total_fail failed"
+if [ -n "$stress_pid" ]; then
+	stop_stress
+	echo "(with stress-ng --cpu $jobs running throughout)"
+fi
 [ ${#failed_stages[@]} -eq 0 ]

@@ -26,6 +26,7 @@ if [ -z "${inside:-}" ]; then
 	R=$(mktemp -d /var/tmp/lhtry.XXXXXX)
 	cg=lhtry-$$
 	spid=
+	# shellcheck disable=SC2317 # reached: the EXIT trap runs it
 	cleanup() {
 		[ -n "$spid" ] && kill -KILL "$spid" 2>/dev/null
 		sleep 0.5
@@ -65,8 +66,10 @@ if [ -z "${inside:-}" ]; then
 			-e "s#^ExecStart=\(!\{0,1\}\).*#ExecStart=\1/bin/sh -c '$4'#" \
 			-e '/^\[Install\]/,$d' "$R/units/$2" >"$R/units/$1.service"
 	}
+	# shellcheck disable=SC2016 # the probes' sh expands these, in the sandbox
 	probe probe-gatherer 'lharvestd@gatherer.service' gatherer \
 		'id; grep ^Cap /proc/self/status; ls -ld /sys/kernel/debug; ls /sys/kernel/debug | head -n 3; ls /proc/fs | head -n 3; touch /sys/kernel/debug/x /proc/fs/x /etc/x; echo processes seen: $(ls /proc | grep -c "^[0-9]")'
+	# shellcheck disable=SC2016 # the probes' sh expands these, in the sandbox
 	probe probe-template 'lharvestd@.service' aggregator \
 		'id; grep ^Cap /proc/self/status; ls /sys/kernel/debug; ls /proc/fs; echo processes seen: $(ls /proc | grep -c "^[0-9]")'
 	cat >"$R/units/lhtry.target" <<-EOT
@@ -145,6 +148,7 @@ if [ -z "${inside:-}" ]; then
 	say "what the template's sandbox (aggregator, relay) sees"
 	ins journalctl --no-pager -o cat -u probe-template
 	say "the gatherer's processes: the network side and the stats reader"
+	# shellcheck disable=SC2016 # the sh in the machine expands these
 	ins sh -c 'for p in $(pgrep -x lharvestd; pgrep -x lharvestd-read); do
 		printf "%s %s uid %s caps %s\n" "$p" "$(cat /proc/$p/comm)" \
 			"$(awk "/^Uid:/ { print \$2 }" /proc/$p/status)" \

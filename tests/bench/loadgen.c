@@ -964,8 +964,52 @@ cleanup(struct loadgen *lg)
 	keyring_clear(&lg->ring);
 }
 
-int
-main(int argc, char **argv)
+/* What the command line names, besides the layout in struct loadgen. */
+struct lg_opts {
+	const char *setup, *connect_to, *keyfile, *expect;
+};
+
+/* One layout option (ch, its argument arg) into lg; false if ch is
+ * another. */
+static bool
+parse_layout_opt(struct loadgen *lg, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'g':
+		lg->ngat = parse_uint(arg, "--gatherers", 2, 1000);
+		return true;
+	case 'C':
+		lg->nclients = parse_uint(arg, "--clients", 1, 1000000);
+		return true;
+	case 'F':
+		lg->nfs = parse_uint(arg, "--filesystems", 1, LG_FS_MAX);
+		return true;
+	case 'P':
+		lg->fs_per_gat =
+		    parse_uint(arg, "--fs-per-gatherer", 1, LG_FS_MAX);
+		return true;
+	case 'p':
+		if (strlen(arg) == 0 || strlen(arg) > 40)
+			die("--prefix: 1 to 40 characters");
+		lg->prefix = arg;
+		return true;
+	case 's':
+		lg->nsweeps = parse_uint(arg, "--sweeps", 1, LG_SWEEPS_MAX);
+		return true;
+	case 'i':
+		lg->interval = parse_uint(arg, "--interval", 1, 3600);
+		return true;
+	case 'o':
+		lg->offset_ms = parse_uint(arg, "--offset-ms", 0, 60000);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The defaults, then the command line. */
+static void
+parse_args(struct loadgen *lg, struct lg_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"setup", required_argument, NULL, 'S'},
@@ -981,71 +1025,33 @@ main(int argc, char **argv)
 	    {"expect", required_argument, NULL, 'e'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct loadgen lg;
-	struct pollfd *pfd;
-	struct lh_err err;
-	const char *setup = NULL, *connect_to = NULL, *keyfile = NULL;
-	const char *expect = NULL;
-	double cpu0, encode_cpu;
-	struct rusage ru;
-	uint64_t now;
-	unsigned i, bad;
 	int ch;
 
-	memset(&lg, 0, sizeof(lg));
-	lg.ngat = 100;
-	lg.nclients = 10000;
-	lg.nfs = 4;
-	lg.fs_per_gat = 2;
-	lg.prefix = "lg";
-	lg.nsweeps = 5;
-	lg.interval = 20;
-	lg.offset_ms = 200;
-	lg.cur = -1;
+	memset(lg, 0, sizeof(*lg));
+	lg->ngat = 100;
+	lg->nclients = 10000;
+	lg->nfs = 4;
+	lg->fs_per_gat = 2;
+	lg->prefix = "lg";
+	lg->nsweeps = 5;
+	lg->interval = 20;
+	lg->offset_ms = 200;
+	lg->cur = -1;
 	while ((ch = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
+		if (parse_layout_opt(lg, ch, optarg))
+			continue;
 		switch (ch) {
 		case 'S':
-			setup = optarg;
+			o->setup = optarg;
 			break;
 		case 'c':
-			connect_to = optarg;
+			o->connect_to = optarg;
 			break;
 		case 'k':
-			keyfile = optarg;
-			break;
-		case 'g':
-			lg.ngat = parse_uint(optarg, "--gatherers", 2, 1000);
-			break;
-		case 'C':
-			lg.nclients =
-			    parse_uint(optarg, "--clients", 1, 1000000);
-			break;
-		case 'F':
-			lg.nfs =
-			    parse_uint(optarg, "--filesystems", 1, LG_FS_MAX);
-			break;
-		case 'P':
-			lg.fs_per_gat = parse_uint(optarg, "--fs-per-gatherer",
-			    1, LG_FS_MAX);
-			break;
-		case 'p':
-			if (strlen(optarg) == 0 || strlen(optarg) > 40)
-				die("--prefix: 1 to 40 characters");
-			lg.prefix = optarg;
-			break;
-		case 's':
-			lg.nsweeps =
-			    parse_uint(optarg, "--sweeps", 1, LG_SWEEPS_MAX);
-			break;
-		case 'i':
-			lg.interval = parse_uint(optarg, "--interval", 1, 3600);
-			break;
-		case 'o':
-			lg.offset_ms =
-			    parse_uint(optarg, "--offset-ms", 0, 60000);
+			o->keyfile = optarg;
 			break;
 		case 'e':
-			expect = optarg;
+			o->expect = optarg;
 			break;
 		default:
 			usage();
@@ -1053,34 +1059,21 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	layout_check(&lg);
-	make_pool(&lg);
-	if (setup != NULL) {
-		write_setup(&lg, setup);
-		free(lg.nids);
-		free(lg.expect);
-		return 0;
-	}
-	if (connect_to == NULL || keyfile == NULL)
-		usage();
-	if (lg.offset_ms >= lg.interval * 1000u)
-		die("--offset-ms must be below the interval");
-	parse_connect(&lg, connect_to);
-	if (keyfile_load(keyfile, &lg.ring, &err) < 0)
-		die("%s", err.reason);
-	(void)signal(SIGPIPE, SIG_IGN);
-	lg.hmac = hmac_new();
-	lg.conns = calloc(lg.ngat, sizeof(*lg.conns));
-	pfd = calloc(lg.ngat, sizeof(*pfd));
-	if (lg.hmac == NULL || lg.conns == NULL || pfd == NULL)
-		die("out of memory");
-	for (i = 0; i < lg.ngat; i++) {
-		struct lg_conn *c = &lg.conns[i];
+}
+
+/* The connections' state before they connect. */
+static void
+conns_init(struct loadgen *lg)
+{
+	unsigned i;
+
+	for (i = 0; i < lg->ngat; i++) {
+		struct lg_conn *c = &lg->conns[i];
 
 		c->idx = i;
 		c->fd = -1;
 		c->next_sweep = -1;
-		gat_name(&lg, i, c->name, sizeof(c->name));
+		gat_name(lg, i, c->name, sizeof(c->name));
 		wbuf_init(&c->out, 0);
 		wbuf_init(&c->next, 0);
 		c->incap = (size_t)LG_IN_START * 4;
@@ -1088,13 +1081,50 @@ main(int argc, char **argv)
 		if (c->in == NULL)
 			die("out of memory");
 	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lg_opts o = {NULL, NULL, NULL, NULL};
+	struct loadgen lg;
+	struct pollfd *pfd;
+	struct lh_err err;
+	double cpu0, encode_cpu;
+	struct rusage ru;
+	uint64_t now;
+	unsigned bad;
+
+	parse_args(&lg, &o, argc, argv);
+	layout_check(&lg);
+	make_pool(&lg);
+	if (o.setup != NULL) {
+		write_setup(&lg, o.setup);
+		free(lg.nids);
+		free(lg.expect);
+		return 0;
+	}
+	if (o.connect_to == NULL || o.keyfile == NULL)
+		usage();
+	if (lg.offset_ms >= lg.interval * 1000u)
+		die("--offset-ms must be below the interval");
+	parse_connect(&lg, o.connect_to);
+	if (keyfile_load(o.keyfile, &lg.ring, &err) < 0)
+		die("%s", err.reason);
+	(void)signal(SIGPIPE, SIG_IGN);
+	lg.hmac = hmac_new();
+	lg.conns = calloc(lg.ngat, sizeof(*lg.conns));
+	pfd = calloc(lg.ngat, sizeof(*pfd));
+	if (lg.hmac == NULL || lg.conns == NULL || pfd == NULL)
+		die("out of memory");
+	conns_init(&lg);
 	/* Batch numbers as a sender without saved state picks them. */
 	lg.batch0 = now_ns() / 1000;
 	cpu0 = cpu_s();
 	encode_all(&lg);
 	encode_cpu = cpu_s() - cpu0;
-	if (expect != NULL)
-		write_expect(&lg, expect);
+	if (o.expect != NULL)
+		write_expect(&lg, o.expect);
 	connect_all(&lg, pfd);
 	/* The first boundary at least a second away. */
 	now = now_ns() / LG_NS + 1;

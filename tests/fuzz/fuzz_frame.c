@@ -87,18 +87,76 @@ dispatch(struct session *s, const struct session_frame *f)
 	}
 }
 
+/* A listener that has sent its CHALLENGE, as after accepting a peer. */
+static void
+listener_open(struct session *s, const struct keyring *ring,
+    struct hmac_ctx *hm)
+{
+	struct msg_challenge c;
+	struct wbuf w;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < MSG_NONCE_LEN; i++)
+		c.nonce[i] = (uint8_t)(i * 13 + 7);
+	c.time_ns = 1718000000000000000ull;
+	c.caps = MSG_CAP_SWEEP;
+	c.role = MSG_ROLE_AGGREGATOR;
+	memcpy(c.name, FZ_LISTENER, sizeof(FZ_LISTENER));
+	if (session_init(s, SESSION_LISTENER, ring, hm, FZ_LISTENER,
+	        FZ_MAX_FRAME) != 0)
+		abort();
+	wbuf_init(&w, 0);
+	if (session_challenge(s, &c, &w) != 0)
+		abort();
+	wbuf_free(&w);
+}
+
+/* The input as what the peer sent: frame after frame until it is refused
+ * or one is incomplete. */
+static void
+frames_feed(struct session *s, uint8_t *buf, size_t size)
+{
+	struct lh_err err;
+	size_t off = 0;
+
+	for (;;) {
+		struct session_frame f;
+		size_t need = 0;
+		int rc;
+
+		lh_err_clear(&err);
+		rc = session_input(s, buf + off, size - off, &f, &need, &err);
+		if (rc < 0) {
+			if (err.reason[0] == '\0' || s->state != SESSION_CLOSED)
+				abort();
+			break;
+		}
+		if (rc == 0) {
+			/* Incomplete: it must really be, and the wait
+			 * bounded. */
+			if (need <= size - off || need > FZ_MAX_FRAME)
+				abort();
+			break;
+		}
+		if ((size_t)rc > size - off || (size_t)rc < FRAME_OVERHEAD ||
+		    f.payload != buf + off + FRAME_HDR_LEN ||
+		    (size_t)rc != FRAME_OVERHEAD + f.hdr.len)
+			abort();
+		dispatch(s, &f);
+		off += (size_t)rc;
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hmac_ctx *hm;
 	static struct keyring ring;
-	struct msg_challenge c;
 	struct session s;
 	struct frame_hdr h;
 	struct lh_err err;
-	struct wbuf w;
 	uint8_t *buf;
-	size_t off = 0, i;
 
 	if (hm == NULL) {
 		hm = hmac_new();
@@ -117,48 +175,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    err.reason[0] == '\0')
 			abort();
 	}
-
-	memset(&c, 0, sizeof(c));
-	for (i = 0; i < MSG_NONCE_LEN; i++)
-		c.nonce[i] = (uint8_t)(i * 13 + 7);
-	c.time_ns = 1718000000000000000ull;
-	c.caps = MSG_CAP_SWEEP;
-	c.role = MSG_ROLE_AGGREGATOR;
-	memcpy(c.name, FZ_LISTENER, sizeof(FZ_LISTENER));
-	if (session_init(&s, SESSION_LISTENER, &ring, hm, FZ_LISTENER,
-	        FZ_MAX_FRAME) != 0)
-		abort();
-	wbuf_init(&w, 0);
-	if (session_challenge(&s, &c, &w) != 0)
-		abort();
-	wbuf_free(&w);
-
-	for (;;) {
-		struct session_frame f;
-		size_t need = 0;
-		int rc;
-
-		lh_err_clear(&err);
-		rc = session_input(&s, buf + off, size - off, &f, &need, &err);
-		if (rc < 0) {
-			if (err.reason[0] == '\0' || s.state != SESSION_CLOSED)
-				abort();
-			break;
-		}
-		if (rc == 0) {
-			/* Incomplete: it must really be, and the wait
-			 * bounded. */
-			if (need <= size - off || need > FZ_MAX_FRAME)
-				abort();
-			break;
-		}
-		if ((size_t)rc > size - off || (size_t)rc < FRAME_OVERHEAD ||
-		    f.payload != buf + off + FRAME_HDR_LEN ||
-		    (size_t)rc != FRAME_OVERHEAD + f.hdr.len)
-			abort();
-		dispatch(&s, &f);
-		off += (size_t)rc;
-	}
+	listener_open(&s, &ring, hm);
+	frames_feed(&s, buf, size);
 	session_clear(&s);
 	free(buf);
 	return 0;

@@ -112,6 +112,47 @@ has_duplicate(const struct recs *rs)
 	return 0;
 }
 
+/* The decoded records as the encoder takes them, or NULL. */
+static struct msg_rec *
+to_msg_recs(const struct recs *rs)
+{
+	struct msg_rec *mr = calloc(rs->n > 0 ? rs->n : 1, sizeof(*mr));
+	size_t i;
+
+	if (mr == NULL)
+		return NULL;
+	for (i = 0; i < rs->n; i++) {
+		mr[i].fs = rs->r[i].fs;
+		mr[i].nid = rs->r[i].nid;
+		mr[i].d = rs->r[i].d;
+		mr[i].span_us = rs->r[i].span_us;
+		/* As decoded: the encoder must send bit 7 again exactly
+		 * where it was. */
+		memcpy(mr[i].cspan_us, rs->r[i].cspan_us,
+		    sizeof(mr[i].cspan_us));
+	}
+	return mr;
+}
+
+/* Two sorted record sets, field for field. */
+static int
+same_recs(const struct recs *a, const struct recs *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (rec_cmp(&a->r[i], &b->r[i]) != 0 ||
+		    memcmp(&a->r[i].d, &b->r[i].d, sizeof(a->r[i].d)) != 0 ||
+		    a->r[i].span_us != b->r[i].span_us ||
+		    memcmp(a->r[i].cspan_us, b->r[i].cspan_us,
+		        sizeof(a->r[i].cspan_us)) != 0 ||
+		    a->r[i].has_cspan != b->r[i].has_cspan)
+			return 0;
+	return 1;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -121,7 +162,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lh_err err;
 	struct wbuf w;
 	uint8_t *buf = malloc(size > 0 ? size : 1);
-	size_t i;
 	int rc;
 
 	if (buf == NULL)
@@ -143,18 +183,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (has_duplicate(&a))
 		abort();
 
-	mr = calloc(a.n > 0 ? a.n : 1, sizeof(*mr));
+	mr = to_msg_recs(&a);
 	if (mr == NULL)
 		goto out;
-	for (i = 0; i < a.n; i++) {
-		mr[i].fs = a.r[i].fs;
-		mr[i].nid = a.r[i].nid;
-		mr[i].d = a.r[i].d;
-		mr[i].span_us = a.r[i].span_us;
-		/* As decoded: the encoder must send bit 7 again exactly
-		 * where it was. */
-		memcpy(mr[i].cspan_us, a.r[i].cspan_us, sizeof(mr[i].cspan_us));
-	}
 	wbuf_init(&w, 0);
 	rc = msg_sweep_encode(&w, &h, mr, a.n);
 	if (rc != 0)
@@ -164,16 +195,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (b.n > 0)
 		qsort(b.r, b.n, sizeof(*b.r), rec_cmp);
-	if (!same_hdr(&h, &h2) || a.n != b.n)
+	if (!same_hdr(&h, &h2) || !same_recs(&a, &b))
 		abort();
-	for (i = 0; i < a.n; i++)
-		if (rec_cmp(&a.r[i], &b.r[i]) != 0 ||
-		    memcmp(&a.r[i].d, &b.r[i].d, sizeof(a.r[i].d)) != 0 ||
-		    a.r[i].span_us != b.r[i].span_us ||
-		    memcmp(a.r[i].cspan_us, b.r[i].cspan_us,
-		        sizeof(a.r[i].cspan_us)) != 0 ||
-		    a.r[i].has_cspan != b.r[i].has_cspan)
-			abort();
 	wbuf_free(&w);
 out:
 	free(mr);

@@ -224,15 +224,15 @@ make_sweep_mdops(struct wbuf *w)
 		die("sweep with op counts");
 }
 
-/* A whole connection as the listener of fuzz_frame.c sees it. */
+/* Listener l and connector c through CHALLENGE, HELLO (also written as
+ * the frame seed "seed-hello", and left in conn) and its ACK. */
 static void
-make_frames(struct hmac_ctx *hm, const struct keyring *ring)
+frames_handshake(struct session *l, struct session *c, struct wbuf *conn)
 {
-	struct session l, c;
 	struct msg_challenge ch;
 	struct msg_hello *h = malloc(sizeof(*h));
 	struct session_frame f;
-	struct wbuf w, pl, conn;
+	struct wbuf w, pl;
 	struct lh_err err;
 	size_t need, i;
 
@@ -247,31 +247,44 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 	(void)snprintf(ch.name, sizeof(ch.name), FZ_LISTENER);
 	wbuf_init(&w, 0);
 	wbuf_init(&pl, 0);
-	wbuf_init(&conn, 0);
-	if (session_init(&l, SESSION_LISTENER, ring, hm, FZ_LISTENER,
-	        FZ_MAX_FRAME) != 0 ||
-	    session_init(&c, SESSION_CONNECTOR, ring, hm, "oss-fuzz",
-	        FZ_MAX_FRAME) != 0 ||
-	    session_challenge(&l, &ch, &w) != 0 ||
-	    session_input(&c, w.data, w.len, &f, &need, &err) <= 0)
+	if (session_challenge(l, &ch, &w) != 0 ||
+	    session_input(c, w.data, w.len, &f, &need, &err) <= 0)
 		die("challenge");
 	wbuf_reset(&w);
 	fill_hello(h, 1);
-	if (session_hello(&c, h, &conn) != 0 ||
-	    session_input(&l, conn.data, conn.len, &f, &need, &err) <= 0)
+	if (session_hello(c, h, conn) != 0 ||
+	    session_input(l, conn->data, conn->len, &f, &need, &err) <= 0)
 		die("hello");
-	put_file("frame", "seed-hello", conn.data, conn.len);
+	put_file("frame", "seed-hello", conn->data, conn->len);
 	{
 		struct msg_ack a = {MSG_ACK_HELLO, f.hdr.seq, 0, 1};
 
 		if (msg_ack_encode(&pl, &a) != 0 ||
-		    session_send(&l, FRAME_ACK, 0, 0, pl.data, pl.len, &w) !=
+		    session_send(l, FRAME_ACK, 0, 0, pl.data, pl.len, &w) !=
 		        0 ||
-		    session_input(&c, w.data, w.len, &f, &need, &err) <= 0)
+		    session_input(c, w.data, w.len, &f, &need, &err) <= 0)
 			die("ack");
-		wbuf_reset(&pl);
-		wbuf_reset(&w);
 	}
+	wbuf_free(&w);
+	wbuf_free(&pl);
+	free(h);
+}
+
+/* A whole connection as the listener of fuzz_frame.c sees it. */
+static void
+make_frames(struct hmac_ctx *hm, const struct keyring *ring)
+{
+	struct session l, c;
+	struct wbuf pl, conn;
+
+	wbuf_init(&pl, 0);
+	wbuf_init(&conn, 0);
+	if (session_init(&l, SESSION_LISTENER, ring, hm, FZ_LISTENER,
+	        FZ_MAX_FRAME) != 0 ||
+	    session_init(&c, SESSION_CONNECTOR, ring, hm, "oss-fuzz",
+	        FZ_MAX_FRAME) != 0)
+		die("challenge");
+	frames_handshake(&l, &c, &conn);
 	/* Two SWEEPs, a later ignorable type, a BYE (an ACK from the
 	 * connector would end it: only a listener acknowledges). */
 	make_sweep(&pl, NMIXED, 1);
@@ -294,10 +307,8 @@ make_frames(struct hmac_ctx *hm, const struct keyring *ring)
 	put_wbuf("frame", "seed-session", &conn);
 	session_clear(&l);
 	session_clear(&c);
-	wbuf_free(&w);
 	wbuf_free(&pl);
 	wbuf_free(&conn);
-	free(h);
 }
 
 static int
@@ -307,24 +318,57 @@ seed_emit(void *arg, const struct gt_record *r)
 	    r->cspan_us, 1718000020, r->start_ns);
 }
 
+/* Sweep k of make_gstate() on its target i: five exports, a client, a
+ * peer and a stale one among them. */
+static void
+seed_exports(struct gtable *t, struct gt_target *tg, unsigned k, unsigned i)
+{
+	static const char *nids[] = {"10.1.0.1@o2ib", "10.2.0.9@o2ib2",
+	    "27@gni", "2001:db8::17@tcp", "10.0.0.1@o2ib"};
+	unsigned n;
+	int rc;
+
+	for (n = 0; n < 5; n++) {
+		struct delta_sample s;
+		struct mdops ops;
+		struct gt_export *e;
+
+		memset(&s, 0, sizeof(s));
+		s.c.read_bytes = 4096ull * (n + 1) * (k + 1);
+		s.c.oss_ops = 3ull * (k + 1);
+		s.samples = s.c.oss_ops;
+		s.snap_ns = (1718000000ull + k * 20 + i) * 1000000000ull;
+		s.start_ns = 1717000000ull * 1000000000ull;
+		memset(&ops, 0, sizeof(ops));
+		ops.v[MDOPS_OPEN] = 2ull * (n + 1) * (k + 1);
+		ops.v[MDOPS_GETATTR] = 1ull * (k + 1);
+		e = gtable_export(t, tg, nids[n], 1000 + n, &rc);
+		if (e == NULL)
+			die("gtable_export");
+		if (gtable_needs_uuid(e, &s))
+			gtable_classify(t, e,
+			    n == 4     ? LTREE_PEER_SERVER :
+			        n == 3 ? LTREE_PEER_STALE :
+			                 LTREE_PEER_CLIENT);
+		gtable_observe(t, tg, e, &s, &ops);
+	}
+}
+
 /* A gatherer state file (without its trailing SHA-256, which
  * fuzz_gstate.c appends): two targets, a peer, a stale export, the MDT's
  * op counts, a batch in flight and a pending one, both with op sums. */
 static void
 make_gstate(void)
 {
-	static const char *nids[] = {"10.1.0.1@o2ib", "10.2.0.9@o2ib2",
-	    "27@gni", "2001:db8::17@tcp", "10.0.0.1@o2ib"};
 	char path[4096];
 	struct gtable t;
 	struct outbox ob;
 	struct wbuf w;
 	uint64_t batch, sweep;
-	unsigned k, i, n;
+	unsigned k, i;
 	FILE *f;
 	uint8_t buf[65536];
 	size_t len;
-	int rc;
 
 	gtable_init(&t);
 	outbox_init(&ob, 7);
@@ -340,32 +384,7 @@ make_gstate(void)
 			if (tg == NULL)
 				die("gtable_target");
 			gtable_target_listed(tg);
-			for (n = 0; n < 5; n++) {
-				struct delta_sample s;
-				struct mdops ops;
-				struct gt_export *e;
-
-				memset(&s, 0, sizeof(s));
-				s.c.read_bytes = 4096ull * (n + 1) * (k + 1);
-				s.c.oss_ops = 3ull * (k + 1);
-				s.samples = s.c.oss_ops;
-				s.snap_ns = (1718000000ull + k * 20 + i) *
-				    1000000000ull;
-				s.start_ns = 1717000000ull * 1000000000ull;
-				memset(&ops, 0, sizeof(ops));
-				ops.v[MDOPS_OPEN] = 2ull * (n + 1) * (k + 1);
-				ops.v[MDOPS_GETATTR] = 1ull * (k + 1);
-				e = gtable_export(&t, tg, nids[n], 1000 + n,
-				    &rc);
-				if (e == NULL)
-					die("gtable_export");
-				if (gtable_needs_uuid(e, &s))
-					gtable_classify(&t, e,
-					    n == 4     ? LTREE_PEER_SERVER :
-					        n == 3 ? LTREE_PEER_STALE :
-					                 LTREE_PEER_CLIENT);
-				gtable_observe(&t, tg, e, &s, &ops);
-			}
+			seed_exports(&t, tg, k, i);
 		}
 		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
 			die("gtable_sweep_end");
@@ -438,23 +457,14 @@ make_rstate(void)
 	outbox_free(&b);
 }
 
-int
-main(int argc, char **argv)
+/* The CHALLENGE, HELLO, ACK and BYE seeds, encoded through w. */
+static void
+make_messages(struct wbuf *w)
 {
-	struct hmac_ctx *hm = hmac_new();
-	struct keyring ring;
 	struct msg_hello *h = malloc(sizeof(*h));
-	struct wbuf w;
 
-	if (argc != 2)
-		die("usage: gen_seeds DIR");
-	outdir = argv[1];
-	memset(&ring, 0, sizeof(ring));
-	if (hm == NULL || h == NULL ||
-	    keyring_parse(&ring, FZ_KEYS, strlen(FZ_KEYS), NULL) != 0)
+	if (h == NULL)
 		die("setup");
-	wbuf_init(&w, 0);
-
 	{
 		struct msg_challenge c;
 		size_t i;
@@ -466,57 +476,43 @@ main(int argc, char **argv)
 		c.caps = MSG_CAP_SWEEP;
 		c.role = MSG_ROLE_AGGREGATOR;
 		(void)snprintf(c.name, sizeof(c.name), "head1.example.org");
-		(void)msg_challenge_encode(&w, &c);
-		put_wbuf("challenge", "seed-challenge", &w);
+		(void)msg_challenge_encode(w, &c);
+		put_wbuf("challenge", "seed-challenge", w);
 	}
 
 	fill_hello(h, 1);
-	(void)msg_hello_encode(&w, h);
-	put_wbuf("hello", "seed-hello", &w);
+	(void)msg_hello_encode(w, h);
+	put_wbuf("hello", "seed-hello", w);
 	fill_hello(h, 0);
-	(void)msg_hello_encode(&w, h);
-	put_wbuf("hello", "seed-hello-empty", &w);
+	(void)msg_hello_encode(w, h);
+	put_wbuf("hello", "seed-hello-empty", w);
 
 	{
 		struct msg_ack a1 = {MSG_ACK_HELLO, 1, 0,
 		    1718000000000000000ull};
 		struct msg_ack a2 = {MSG_ACK_DUPLICATE, 12345, 678, 1};
 
-		(void)msg_ack_encode(&w, &a1);
-		put_wbuf("ack", "seed-ack-hello", &w);
-		(void)msg_ack_encode(&w, &a2);
-		put_wbuf("ack", "seed-ack-duplicate", &w);
+		(void)msg_ack_encode(w, &a1);
+		put_wbuf("ack", "seed-ack-hello", w);
+		(void)msg_ack_encode(w, &a2);
+		put_wbuf("ack", "seed-ack-duplicate", w);
 	}
 	{
 		struct msg_bye b1 = {0, ""};
 		struct msg_bye b2 = {2, "protocol error: bad MAC"};
 
-		(void)msg_bye_encode(&w, &b1);
-		put_wbuf("bye", "seed-bye-empty", &w);
-		(void)msg_bye_encode(&w, &b2);
-		put_wbuf("bye", "seed-bye-text", &w);
+		(void)msg_bye_encode(w, &b1);
+		put_wbuf("bye", "seed-bye-empty", w);
+		(void)msg_bye_encode(w, &b2);
+		put_wbuf("bye", "seed-bye-text", w);
 	}
+	free(h);
+}
 
-	make_sweep(&w, NMIXED, 1);
-	put_wbuf("sweep", "seed-sweep-mixed", &w);
-	make_sweep(&w, 0, 0);
-	put_wbuf("sweep", "seed-sweep-empty", &w);
-	make_sweep(&w, 256, 0);
-	put_wbuf("sweep", "seed-sweep-256", &w);
-	make_sweep_cspan(&w);
-	put_wbuf("sweep", "seed-sweep-cspan", &w);
-	make_sweep_mdops(&w);
-	put_wbuf("sweep", "seed-sweep-mdops", &w);
-	/* The same with the second filesystem renamed to what cannot be a
-	 * metric name ("home" -> "h<me"): its records are dropped. */
-	make_sweep_mdops(&w);
-	if (w.len < 48 || memcmp(w.data + 41, "\x04home", 5) != 0)
-		die("sweep layout");
-	w.data[43] = '<';
-	put_wbuf("sweep", "seed-sweep-dropped-fs", &w);
-	make_gstate();
-	make_rstate();
-
+/* The key file and NID seeds: text. */
+static void
+make_texts(void)
+{
 	{
 		static const char k1[] = "# lharvestd key\n"
 		                         "fuzz-shared-secret-0123456789-abc\n";
@@ -543,11 +539,47 @@ main(int argc, char **argv)
 			put_file("nid", name, nids[i], strlen(nids[i]));
 		}
 	}
+}
 
+int
+main(int argc, char **argv)
+{
+	struct hmac_ctx *hm = hmac_new();
+	struct keyring ring;
+	struct wbuf w;
+
+	if (argc != 2)
+		die("usage: gen_seeds DIR");
+	outdir = argv[1];
+	memset(&ring, 0, sizeof(ring));
+	if (hm == NULL ||
+	    keyring_parse(&ring, FZ_KEYS, strlen(FZ_KEYS), NULL) != 0)
+		die("setup");
+	wbuf_init(&w, 0);
+	make_messages(&w);
+	make_sweep(&w, NMIXED, 1);
+	put_wbuf("sweep", "seed-sweep-mixed", &w);
+	make_sweep(&w, 0, 0);
+	put_wbuf("sweep", "seed-sweep-empty", &w);
+	make_sweep(&w, 256, 0);
+	put_wbuf("sweep", "seed-sweep-256", &w);
+	make_sweep_cspan(&w);
+	put_wbuf("sweep", "seed-sweep-cspan", &w);
+	make_sweep_mdops(&w);
+	put_wbuf("sweep", "seed-sweep-mdops", &w);
+	/* The same with the second filesystem renamed to what cannot be a
+	 * metric name ("home" -> "h<me"): its records are dropped. */
+	make_sweep_mdops(&w);
+	if (w.len < 48 || memcmp(w.data + 41, "\x04home", 5) != 0)
+		die("sweep layout");
+	w.data[43] = '<';
+	put_wbuf("sweep", "seed-sweep-dropped-fs", &w);
+	make_gstate();
+	make_rstate();
+	make_texts();
 	make_frames(hm, &ring);
 	wbuf_free(&w);
 	keyring_clear(&ring);
 	hmac_free(hm);
-	free(h);
 	return 0;
 }

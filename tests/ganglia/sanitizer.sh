@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the integration tests that run libganglia (the aggregator,
 # the relay, lhspoof): what a sanitizer build needs to run it.  $src is
 # the source tree.  Harmless for a release build.
@@ -11,6 +12,7 @@
 #   Preloading libtirpc gives it the real function; ASan then must not
 #   insist on being first in the link order.  Only for an ASan build
 #   ($bin, the daemon under test, linked with libasan).
+: "${src:?sanitizer.sh: set src to the source tree first}"
 export LSAN_OPTIONS="suppressions=$src/tests/ganglia/lsan.supp:print_suppressions=0"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0:verify_asan_link_order=0"
 lh_tirpc=$(ldconfig -p 2>/dev/null | awk '/libtirpc\.so\.3 .*x86-64|libtirpc\.so\.3 \(/ {print $NF; exit}')

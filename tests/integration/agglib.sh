@@ -4,6 +4,7 @@
 # after dumplib.sh; they use its $tmp and pids, and the caller's
 # $interval, $faults, $t_start, $R (the simulator's root), sim (its
 # command) and abort().
+# shellcheck disable=SC2154 # those are set by the caller, after sourcing
 
 now_us() {
 	local t=$EPOCHREALTIME
@@ -87,6 +88,7 @@ term() {
 	wait "$p"
 	rc=$?
 	forget "$p"
+	# shellcheck disable=SC2034 # term()'s answer, read by the caller
 	term_msg="$2 exited with status $rc after SIGTERM"
 	[ "$rc" -eq 0 ]
 }
@@ -98,6 +100,21 @@ wait_sweep() {
 	local i
 	for ((i = 0; i < $3 * 10; i++)); do
 		tail -n +$((n + 1)) "$1" | grep -E "lharvestd: sweep [0-9]+: $2" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# drained LOG COUNT SECONDS: until LOG has COUNT more sweep lines (any
+# number of gatherers) than now: after the simulator stopped, the last
+# deltas have gone through once the aggregator closed a few more sweeps.
+# At most SECONDS; what then went missing the totals show.
+drained() {
+	local n i
+	n=$(wc -l <"$1")
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(tail -n +$((n + 1)) "$1" | grep -cE 'lharvestd: sweep [0-9]+: [0-9]+ gatherers')" -ge "$2" ] &&
+			return 0
 		sleep 0.1
 	done
 	return 1

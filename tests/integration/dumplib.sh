@@ -4,6 +4,7 @@
 # Everything listens on 127.0.0.1, on a port the kernel picks (port 0, read
 # back from the "listening on" line), so there is no race for a free port.
 
+: "${bin:?dumplib.sh: set bin to the lharvestd binary first}"
 bindir=$(cd "$(dirname "$bin")" && pwd)
 dump=$bindir/lharvest-dump
 client=$bindir/lhclient

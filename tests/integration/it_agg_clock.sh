@@ -17,7 +17,7 @@ src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 . "$src/tests/ganglia/sanitizer.sh"
 
 make_keys "$tmp/keys" "it-agg-clock-key-0123456789abcdef0"
-mkdir -p -m 700 "$tmp/state"
+mkdir -m 700 "$tmp/state"
 cat >"$tmp/agg.conf" <<EOC
 role = "aggregator"
 interval = 2
@@ -66,8 +66,11 @@ client() {
 t_check "sweeps close before any step" wait_sweeps 0 2 10
 
 # A gatherer's clock 30 s ahead: named, with the difference.
-client c0 30 && t_pass "a skewed gatherer's batch is acknowledged" ||
+if client c0 30; then
+	t_pass "a skewed gatherer's batch is acknowledged"
+else
 	t_fail "a skewed gatherer's batch is acknowledged" "$(cat "$tmp/c0")"
+fi
 t_check "its clock skew is logged" \
 	grep -qE 'gatherer oss1 \(127\.0\.0\.1:[0-9]+\): clock differs from ours by (29\.[5-9]|30\.[0-4]) s' "$tmp/agg.log"
 
@@ -101,8 +104,11 @@ t_check "a step back: sweeps go on" wait_sweeps "$n" 3 10
 last=$(sweeps "$n" | tail -n 1)
 t_check "a step back: sweeps labelled by the new clock" \
 	test "$last" -le $(($(date +%s) - 3600 + 4))
-client c1 0 --sweeps 2 --timeout 15 && t_pass "a step back: a gatherer's batches are acknowledged" ||
+if client c1 0 --sweeps 2 --timeout 15; then
+	t_pass "a step back: a gatherer's batches are acknowledged"
+else
 	t_fail "a step back: a gatherer's batches are acknowledged" "$(cat "$tmp/c1")"
+fi
 t_check "two steps, two lines" \
 	test "$(grep -c 'wall clock stepped' "$tmp/agg.log")" -eq 2
 t_check "the aggregator runs on" kill -0 "$agg"

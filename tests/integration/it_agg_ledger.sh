@@ -23,7 +23,7 @@ src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 . "$src/tests/ganglia/sanitizer.sh"
 
 make_keys "$tmp/keys" "it-agg-ledger-key-0123456789abcdef"
-mkdir -p -m 700 "$tmp/state"
+mkdir -m 700 "$tmp/state"
 cat >"$tmp/agg.conf" <<EOC
 role = "aggregator"
 interval = 2
@@ -74,14 +74,20 @@ lines() { wc -l <"$tmp/agg.log"; }
 since() { tail -n +$(($1 + 1)) "$tmp/agg.log"; }
 
 # 1. The gatherer's first batch, numbered from its clock: counted.
-send c1 oss1 "$b0" && t_pass "oss1's first batch is acknowledged" ||
+if send c1 oss1 "$b0"; then
+	t_pass "oss1's first batch is acknowledged"
+else
 	t_fail "oss1's first batch is acknowledged" "$(cat "$tmp/c1")"
+fi
 t_check "the ledger holds its number" test "$(cat "$ledger" 2>/dev/null)" = "$b0"
 
 # 2. Sent again (its ACK lost): a duplicate, counted and logged.
 n=$(lines)
-send c2 oss1 "$b0" && t_pass "a resend is acknowledged" ||
+if send c2 oss1 "$b0"; then
+	t_pass "a resend is acknowledged"
+else
 	t_fail "a resend is acknowledged" "$(cat "$tmp/c2")"
+fi
 t_check "the duplicate is logged" \
 	grep -qE "gatherer oss1 .*: batch $b0 was counted already .*duplicate.*1 duplicates in all" "$tmp/agg.log"
 
@@ -96,8 +102,11 @@ t_check "one line says why" wait_grep "$tmp/agg.log" "oss1.*batch $max above our
 t_check "the ledger is not changed" test "$(cat "$ledger")" = "$b0"
 b1=$((b0 + 1))
 n=$(lines)
-send c4 oss1 "$b1" && t_pass "oss1's next batch is acknowledged" ||
+if send c4 oss1 "$b1"; then
+	t_pass "oss1's next batch is acknowledged"
+else
 	t_fail "oss1's next batch is acknowledged" "$(cat "$tmp/c4")"
+fi
 if since "$n" | grep -q "batch $b1 was counted already"; then
 	t_fail "oss1's next batch is counted, not a duplicate" "$(since "$n")"
 else
@@ -119,8 +128,11 @@ for id in $((now + 315360000)) "$max"; do
 done
 
 # 5. A sender with no ledger entry is never refused for its number.
-send c6 oss7 18446744073709551610 && t_pass "a new sender's batch number is not refused" ||
+if send c6 oss7 18446744073709551610; then
+	t_pass "a new sender's batch number is not refused"
+else
 	t_fail "a new sender's batch number is not refused" "$(cat "$tmp/c6")"
+fi
 
 # 6. oss1's ledger file damaged while the aggregator was down: held, not
 #    acknowledged, not rewritten.
@@ -140,8 +152,11 @@ t_check "the line names the file and the way out" \
 t_check "the damaged file is left as it is" test "$(cat "$ledger")" = garbage
 t_check "the aggregator runs on" kill -0 "$agg"
 printf '%s\n' "$b1" >"$ledger"
-send c8 oss1 "$b2" && t_pass "fixed by hand: the batch is acknowledged" ||
+if send c8 oss1 "$b2"; then
+	t_pass "fixed by hand: the batch is acknowledged"
+else
 	t_fail "fixed by hand: the batch is acknowledged" "$(cat "$tmp/c8")"
+fi
 t_check "fixed by hand: the ledger moves on" test "$(cat "$ledger")" = "$b2"
 
 # 7. A filesystem name that cannot be a metric name: its records dropped,
@@ -168,6 +183,9 @@ else
 fi
 t_check "one line says why" \
 	grep -qE "peer oss5 127\.0\.0\.1:[0-9]+: refused: not from the networks gatherer_networks binds this name to, dropping connection" "$tmp/agg.log"
-send c11 oss6 1 && t_pass "a bound name from its network is taken" ||
+if send c11 oss6 1; then
+	t_pass "a bound name from its network is taken"
+else
 	t_fail "a bound name from its network is taken" "$(cat "$tmp/c11")"
+fi
 t_summary

@@ -46,6 +46,7 @@ t_check "sent stream: 'MAC not verified' said once" \
 	test "$(grep -c 'MAC not verified' "$tmp/sent.txt")" -eq 1
 
 # What the listener sent: CHALLENGE, ACK of HELLO, ACK of the SWEEP.
+# shellcheck disable=SC2016 # $1..$3: the inner sh's arguments
 t_check "received stream: dumped from stdin" \
 	sh -c '"$1" - <"$2" >"$3" 2>&1' sh "$dump" "$tmp/recv.bin" "$tmp/recv.txt"
 cat "$tmp/recv.txt"
@@ -113,6 +114,7 @@ set -e
 t_check "undecodable payload: exit 1, offset and reason" \
 	grep -qE '^lharvest-dump: offset 0: bad HELLO payload: ' "$tmp/bad.err"
 cat "$tmp/bad.err"
+# shellcheck disable=SC2016 # $1: the inner sh's argument
 t_check "missing file: exit 1" sh -c '! "$1" /nonexistent/cap.bin 2>/dev/null' sh "$dump"
 
 t_summary

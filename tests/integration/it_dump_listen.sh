@@ -148,8 +148,12 @@ else
 	t_pass "good client during the misbehaviour: not dropped"
 fi
 
-# Exactly one log line for each offender, naming it and the reason.
-sleep 0.5
+# Exactly one log line for each offender, naming it and the reason (once
+# each has one: the listener may get to the last offender late).
+for m in "${modes[@]}"; do
+	addr=$(client_addr "$tmp/m-$m.out")
+	[ -z "$addr" ] || wait_grep "$tmp/d.err" " ${addr//./\\.}:.*dropping connection" 10 || true
+done
 for m in "${modes[@]}"; do
 	addr=$(client_addr "$tmp/m-$m.out")
 	lines=$(grep -F " $addr:" "$tmp/d.err" | grep -c 'dropping connection' || true)

@@ -38,8 +38,10 @@ chk=(python3 "$src/tests/integration/aggregator_check.py")
 gm=$src/tests/ganglia/gmond.sh
 scenario=$src/tests/sim/scenarios/aggregator-site.json
 command -v gmond >/dev/null || { echo "no gmond: apt-get install ganglia-monitor"; exit 1; }
-command -v unshare >/dev/null && command -v nsenter >/dev/null ||
-	{ echo "no unshare/nsenter: apt-get install util-linux"; exit 1; }
+if ! command -v unshare >/dev/null || ! command -v nsenter >/dev/null; then
+	echo "no unshare/nsenter: apt-get install util-linux"
+	exit 1
+fi
 # shellcheck source=../ganglia/sanitizer.sh
 . "$src/tests/ganglia/sanitizer.sh"
 
@@ -308,8 +310,10 @@ t1=$EPOCHREALTIME
 nl=$(wc -l <"$tmp/agg$agg_runs.log")
 # (A read-only bind mount over it: a remount of the tmpfs itself is refused
 # while the daemon holds its lock file open for writing.)
-in_ns mount --bind "$tmp/agg-state" "$tmp/agg-state" &&
-	in_ns mount -o remount,bind,ro "$tmp/agg-state" || abort "mount the aggregator's state_dir read-only"
+if ! in_ns mount --bind "$tmp/agg-state" "$tmp/agg-state" ||
+	! in_ns mount -o remount,bind,ro "$tmp/agg-state"; then
+	abort "mount the aggregator's state_dir read-only"
+fi
 sleep $((interval * 3))
 in_ns umount -l "$tmp/agg-state" || abort "make the aggregator's state_dir writable again"
 wait_sweep "$tmp/agg$agg_runs.log" '3 gatherers \(0 late\)' 20 || abort "sweeps after the aggregator's state_dir was writable again"
@@ -391,7 +395,7 @@ kill -TERM "$sim_pid"
 wait "$sim_pid"
 forget "$sim_pid"
 t1=$EPOCHREALTIME
-sleep $((interval * 3 + 1))
+drained "$tmp/agg$agg_runs.log" 3 30 || echo "# the aggregator closed fewer than 3 sweeps in 30 s"
 bad=()
 for n in "${servers[@]}"; do
 	term "${gpid[$n]}" "gatherer $n" || bad+=("$term_msg")

@@ -36,7 +36,7 @@ EOR
 declare -A addr=() pid=()
 held=()
 start() {
-	mkdir -p -m 700 "$tmp/state-$1"
+	install -d -m 700 "$tmp/state-$1"
 	cat >"$tmp/$1.conf" <<-EOF
 		role = "aggregator"
 		interval = ${ivl:-2}

@@ -123,8 +123,9 @@ status_of() { awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ /, ""); print }' "/proc/
 
 # reader_of PID: the stats reader, the child of PID named lharvestd-read.
 reader_of() {
-	local c
-	for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+	local c kids=()
+	read -ra kids 2>/dev/null <"/proc/$1/task/$1/children"
+	for c in "${kids[@]}"; do
 		[ "$(cat "/proc/$c/comm" 2>/dev/null)" = lharvestd-read ] && echo "$c"
 	done
 }
@@ -297,7 +298,7 @@ if [ -n "$rd" ] && [ "$(status_of "$rd" Uid)" = "0 0 0 0" ] &&
 	t_pass "2.17: the stats reader (pid $rd) is uid 0 with no capability and no socket"
 else
 	t_fail "2.17: the stats reader is uid 0 with no capability and no socket" \
-		"reader: ${rd:-none}" "$(cat "/proc/$rd/status" 2>/dev/null | grep -E 'Uid|Cap|NoNew')"
+		"reader: ${rd:-none}" "$(grep -E 'Uid|Cap|NoNew' "/proc/$rd/status" 2>/dev/null)"
 fi
 t_check "2.17: the gatherer says it uses the reader, in one line" \
 	grep -q "the Lustre tree needs root: read by the stats reader, pid $rd" \

@@ -299,7 +299,11 @@ kill -TERM "$sim_pid"
 wait "$sim_pid"
 forget "$sim_pid"
 t1=$EPOCHREALTIME
-sleep $((interval * 4 + 2))
+# The relay's sweeps, then the heads' (which count what it forwarded).
+drained "$tmp/relay$relay_runs.log" 3 30 || echo "# the relay closed fewer than 3 sweeps in 30 s"
+for h in "${heads[@]}"; do
+	drained "$tmp/head-$h-${hruns[$h]}.log" 2 30 || echo "# head $h closed fewer than 2 sweeps in 30 s"
+done
 bad=()
 for n in mds1 oss1 oss2 ossa; do
 	term "${gpid[$n]}" "gatherer $n" || bad+=("$term_msg")

@@ -56,7 +56,7 @@ hup() { # NAME: SIGHUP, and the number of log lines before it
 listen_of() { sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/$1.log" | head -n 1; }
 
 agg_conf() { # NAME LISTEN
-	mkdir -p -m 700 "$tmp/state-$1"
+	install -d -m 700 "$tmp/state-$1"
 	cat <<-EOF
 		role = "aggregator"
 		interval = 2
@@ -73,8 +73,10 @@ agg_conf agg1 127.0.0.1:0 >"$tmp/agg1.conf"
 agg_conf agg2 127.0.0.1:0 >"$tmp/agg2.conf"
 start agg1 "$tmp/agg1.conf"
 start agg2 "$tmp/agg2.conf"
-wait_grep "$tmp/agg1.log" 'listening on' 10 && wait_grep "$tmp/agg2.log" 'listening on' 10 ||
-	{ echo "the aggregators did not start"; exit 1; }
+if ! wait_grep "$tmp/agg1.log" 'listening on' 10 || ! wait_grep "$tmp/agg2.log" 'listening on' 10; then
+	echo "the aggregators did not start"
+	exit 1
+fi
 a1=$(listen_of agg1)
 a2=$(listen_of agg2)
 agg_conf agg1 "$a1" >"$tmp/agg1.conf"
@@ -209,9 +211,10 @@ r=$(listen_of relay)
 relay_conf "$r" "$a1" >"$tmp/relay.conf"
 g_conf "$r" >"$tmp/g.conf"
 kill -HUP "${pid[g]}"
-after agg1 "$n" 'relay relay1 \(127\.0\.0\.1:[0-9]+\): connected' 15 &&
-	after agg1 "$n" 'sweep [0-9]+: 1 gatherers \(0 late\), [0-9]+ clients, 3 hosts' 15 ||
+if ! after agg1 "$n" 'relay relay1 \(127\.0\.0\.1:[0-9]+\): connected' 15 ||
+	! after agg1 "$n" 'sweep [0-9]+: 1 gatherers \(0 late\), [0-9]+ clients, 3 hosts' 15; then
 	t_fail "the relay's data reached agg1" "$(tail -n 5 "$tmp/relay.log")"
+fi
 relay_conf "$r" "$a2" >"$tmp/relay.conf"
 m=$(lines agg2)
 n=$(hup relay)

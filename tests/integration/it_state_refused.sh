@@ -92,7 +92,8 @@ pids+=("$gp")
 wait_grep "$tmp/g2b.err" 'gatherer oss1: every' 10
 t_check "a newer state file: one line, moved aside" \
 	grep -q 'gatherer.state: written by a newer lharvestd (state format 5, this version reads 2 to 4); moved aside to .*/gatherer.state.bad.[0-9]*, starting afresh' "$tmp/g2b.err"
-bad=$(ls "$tmp"/st2/gatherer.state.bad.* 2>/dev/null | head -n 1)
+bads=("$tmp"/st2/gatherer.state.bad.*)
+bad=${bads[0]}
 t_check "... byte for byte" cmp -s "$tmp/newer" "$bad"
 for ((i = 0; i < 50; i++)); do
 	[ -s "$tmp/st2/gatherer.state" ] && ! cmp -s "$tmp/newer" "$tmp/st2/gatherer.state" && break

@@ -150,6 +150,102 @@ num(const char *opt, const char *s, uint64_t max)
 	return v;
 }
 
+/* One numeric option (ch, its argument arg) into c; false if ch is
+ * another. */
+static bool
+parse_number_opt(struct lhc *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'C':
+		c->clients = (unsigned)num("--clients", arg, 1000000);
+		return true;
+	case 'S':
+		c->sweeps = (unsigned)num("--sweeps", arg, 100000);
+		return true;
+	case 'I':
+		c->sweep_id = num("--sweep-id", arg, UINT64_MAX);
+		return true;
+	case 'B':
+		c->first_batch = num("--batch", arg, UINT64_MAX);
+		return true;
+	case 'i':
+		c->interval = (uint32_t)num("--interval", arg, 3600);
+		return true;
+	case 'D':
+		c->delay = (unsigned)num("--delay", arg, 3600);
+		return true;
+	case 'O':
+		if (arg[0] == '-')
+			c->clock_offset =
+			    -(int64_t)num("--clock-offset", arg + 1, 86400);
+		else
+			c->clock_offset =
+			    (int64_t)num("--clock-offset", arg, 86400);
+		return true;
+	case 'T':
+		c->timeout = (unsigned)num("--timeout", arg, 3600);
+		return true;
+	case 'M':
+		c->max_frame =
+		    (size_t)num("--max-frame", arg, (uint64_t)FRAME_MAX_LIMIT);
+		return true;
+	case 'o':
+		c->role = (uint8_t)num("--role", arg, 255);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Any other option (ch, its argument arg) into c; usage() if unknown. */
+static void
+parse_other_opt(struct lhc *c, int ch, char *arg)
+{
+	const char *eq;
+
+	switch (ch) {
+	case 'c':
+		c->connect = arg;
+		break;
+	case 'k':
+		c->keyfile = arg;
+		break;
+	case 'n':
+		c->name = arg;
+		break;
+	case 'r':
+		c->records = arg;
+		break;
+	case 'w':
+		c->capture = arg;
+		break;
+	case 'R':
+		c->rcapture = arg;
+		break;
+	case 'b':
+		c->no_bye = true;
+		break;
+	case 'P':
+		c->pipeline = true;
+		break;
+	case 'p':
+		c->print_sent = true;
+		break;
+	case 'F':
+		eq = strchr(arg, '=');
+		if (eq == NULL || strlen(eq + 1) != (size_t)(eq - arg))
+			die("--rename-fs %s: want OLD=NEW, same length", arg);
+		c->rename_fs = arg;
+		break;
+	default:
+		if (ch >= 1000 && ch <= 1000 + LHC_LAST) {
+			c->mode = (enum lhc_mode)(ch - 1000);
+			break;
+		}
+		usage();
+	}
+}
+
 static void
 parse_args(struct lhc *c, int argc, char **argv)
 {
@@ -194,91 +290,9 @@ parse_args(struct lhc *c, int argc, char **argv)
 	c->timeout = LHC_TIMEOUT_DEFAULT;
 	c->max_frame = (size_t)FRAME_MAX_DEFAULT;
 	c->role = MSG_ROLE_GATHERER;
-	while ((ch = getopt_long(argc, argv, "c:k:n:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c':
-			c->connect = optarg;
-			break;
-		case 'k':
-			c->keyfile = optarg;
-			break;
-		case 'n':
-			c->name = optarg;
-			break;
-		case 'r':
-			c->records = optarg;
-			break;
-		case 'C':
-			c->clients =
-			    (unsigned)num("--clients", optarg, 1000000);
-			break;
-		case 'S':
-			c->sweeps = (unsigned)num("--sweeps", optarg, 100000);
-			break;
-		case 'I':
-			c->sweep_id = num("--sweep-id", optarg, UINT64_MAX);
-			break;
-		case 'B':
-			c->first_batch = num("--batch", optarg, UINT64_MAX);
-			break;
-		case 'i':
-			c->interval = (uint32_t)num("--interval", optarg, 3600);
-			break;
-		case 'D':
-			c->delay = (unsigned)num("--delay", optarg, 3600);
-			break;
-		case 'O':
-			if (optarg[0] == '-')
-				c->clock_offset =
-				    -(int64_t)num("--clock-offset", optarg + 1,
-				        86400);
-			else
-				c->clock_offset = (int64_t)num("--clock-offset",
-				    optarg, 86400);
-			break;
-		case 'T':
-			c->timeout = (unsigned)num("--timeout", optarg, 3600);
-			break;
-		case 'M':
-			c->max_frame = (size_t)num("--max-frame", optarg,
-			    (uint64_t)FRAME_MAX_LIMIT);
-			break;
-		case 'w':
-			c->capture = optarg;
-			break;
-		case 'R':
-			c->rcapture = optarg;
-			break;
-		case 'b':
-			c->no_bye = true;
-			break;
-		case 'P':
-			c->pipeline = true;
-			break;
-		case 'p':
-			c->print_sent = true;
-			break;
-		case 'o':
-			c->role = (uint8_t)num("--role", optarg, 255);
-			break;
-		case 'F': {
-			const char *eq = strchr(optarg, '=');
-
-			if (eq == NULL ||
-			    strlen(eq + 1) != (size_t)(eq - optarg))
-				die("--rename-fs %s: want OLD=NEW, same length",
-				    optarg);
-			c->rename_fs = optarg;
-			break;
-		}
-		default:
-			if (ch >= 1000 && ch <= 1000 + LHC_LAST) {
-				c->mode = (enum lhc_mode)(ch - 1000);
-				break;
-			}
-			usage();
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "c:k:n:", longopts, NULL)) != -1)
+		if (!parse_number_opt(c, ch, optarg))
+			parse_other_opt(c, ch, optarg);
 	if (optind != argc || c->connect == NULL || c->keyfile == NULL ||
 	    c->name == NULL || (c->records != NULL && c->clients != 0))
 		usage();
@@ -744,6 +758,39 @@ send_slowly(struct lhc *c, const struct wbuf *w)
 	exit(0);
 }
 
+/* --send-ack: an ACK from a gatherer, refused on its header (empty,
+ * whatever would follow). */
+static void
+send_ack(struct lhc *c)
+{
+	struct wbuf w;
+
+	wbuf_init(&w, 0);
+	if (session_send(&c->s, FRAME_ACK, 0, 0, NULL, 0, &w) < 0)
+		die("cannot sign the ACK");
+	send_all(c, w.data, w.len);
+	wbuf_free(&w);
+	expect_close(c, "send-ack");
+}
+
+static void
+send_bye(struct lhc *c)
+{
+	struct msg_bye bye;
+	struct wbuf p, w;
+
+	memset(&bye, 0, sizeof(bye));
+	(void)snprintf(bye.text, sizeof(bye.text), "lhclient done");
+	wbuf_init(&p, 0);
+	wbuf_init(&w, 0);
+	if (msg_bye_encode(&p, &bye) < 0 ||
+	    session_send(&c->s, FRAME_BYE, 0, 0, p.data, p.len, &w) < 0)
+		die("cannot encode the BYE");
+	send_all(c, w.data, w.len);
+	wbuf_free(&p);
+	wbuf_free(&w);
+}
+
 static void
 run(struct lhc *c)
 {
@@ -760,15 +807,8 @@ run(struct lhc *c)
 		expect_close(c, "idle-open");
 	if (c->mode == LHC_OVERSIZE)
 		send_oversize(c);
-	if (c->mode == LHC_SEND_ACK) {
-		/* Empty: refused on its header, whatever would follow. */
-		wbuf_init(&w, 0);
-		if (session_send(&c->s, FRAME_ACK, 0, 0, NULL, 0, &w) < 0)
-			die("cannot sign the ACK");
-		send_all(c, w.data, w.len);
-		wbuf_free(&w);
-		expect_close(c, "send-ack");
-	}
+	if (c->mode == LHC_SEND_ACK)
+		send_ack(c);
 	for (unsigned k = 0; k < c->sweeps; k++) {
 		if (c->delay > 0)
 			(void)sleep(c->delay);
@@ -807,21 +847,8 @@ run(struct lhc *c)
 	/* Pipelined: the ACKs come in batch order (docs/protocol.md 5). */
 	for (unsigned k = 0; c->pipeline && k < c->sweeps; k++)
 		wait_ack(c, seq0 + k, c->first_batch + k);
-	if (!c->no_bye) {
-		struct msg_bye bye;
-		struct wbuf p;
-
-		memset(&bye, 0, sizeof(bye));
-		(void)snprintf(bye.text, sizeof(bye.text), "lhclient done");
-		wbuf_init(&p, 0);
-		wbuf_init(&w, 0);
-		if (msg_bye_encode(&p, &bye) < 0 ||
-		    session_send(&c->s, FRAME_BYE, 0, 0, p.data, p.len, &w) < 0)
-			die("cannot encode the BYE");
-		send_all(c, w.data, w.len);
-		wbuf_free(&p);
-		wbuf_free(&w);
-	}
+	if (!c->no_bye)
+		send_bye(c);
 }
 
 int

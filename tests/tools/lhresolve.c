@@ -298,8 +298,95 @@ ms_tv(unsigned long ms)
 	return tv;
 }
 
-int
-main(int argc, char **argv)
+/* The command line, but for what goes into struct lhresolve. */
+struct lhresolve_opts {
+	const char *servers[RESOLVER_SERVERS_MAX];
+	struct resolver_conf rc;
+	unsigned long period_ms, deadline_s, quit_ms;
+	bool disable, system_conf;
+	int verbose;
+};
+
+/* One of the resolver's options (ch, its argument arg) into o; false if
+ * ch is another. */
+static bool
+parse_resolver_opt(struct lhresolve_opts *o, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'S':
+		if (o->rc.nservers == RESOLVER_SERVERS_MAX)
+			fatalx("too many --server");
+		o->servers[o->rc.nservers++] = arg;
+		return true;
+	case 'D':
+		o->disable = true;
+		return true;
+	case 'Y':
+		o->system_conf = true;
+		return true;
+	case 'P':
+		o->rc.positive_ttl_s = (unsigned)number("--positive-ttl", arg);
+		return true;
+	case 'N':
+		o->rc.negative_ttl_s = (unsigned)number("--negative-ttl", arg);
+		return true;
+	case 'T':
+		o->rc.timeout_s = (unsigned)number("--timeout", arg);
+		return true;
+	case 'A':
+		o->rc.attempts = (unsigned)number("--attempts", arg);
+		return true;
+	case 'I':
+		o->rc.max_inflight = number("--max-inflight", arg);
+		return true;
+	case 'E':
+		o->rc.max_entries = number("--max-entries", arg);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One option of the run (ch, its argument arg); usage() if unknown. */
+static void
+parse_run_opt(struct lhresolve *t, struct lhresolve_opts *o, int ch,
+    const char *arg)
+{
+	switch (ch) {
+	case 'p':
+		o->period_ms = number("--period-ms", arg);
+		break;
+	case 'r':
+		t->rounds = (unsigned)number("--rounds", arg);
+		break;
+	case 'g':
+		parse_gaps(t, arg);
+		break;
+	case 'd':
+		o->deadline_s = number("--deadline", arg);
+		break;
+	case 'q':
+		o->quit_ms = number("--quit-after-ms", arg);
+		break;
+	case 'e':
+		t->eager = true;
+		break;
+	case 't':
+		t->timing = true;
+		break;
+	case 'f':
+		read_addrs(t, arg);
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	default:
+		usage();
+	}
+}
+
+static void
+parse_args(struct lhresolve *t, struct lhresolve_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"server", required_argument, NULL, 'S'},
@@ -320,18 +407,76 @@ main(int argc, char **argv)
 	    {"timing", no_argument, NULL, 't'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *servers[RESOLVER_SERVERS_MAX];
-	struct resolver_conf rc;
-	struct lhresolve t;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "f:v", longopts, NULL)) != -1)
+		if (!parse_resolver_opt(o, ch, optarg))
+			parse_run_opt(t, o, ch, optarg);
+}
+
+/* The resolver and the timers of a run as o says. */
+static void
+start(struct lhresolve *t, struct lhresolve_opts *o)
+{
 	struct lh_err err;
 	struct timeval tv;
-	unsigned long period_ms = 100, deadline_s = 60, quit_ms = 0;
-	bool disable = false, system_conf = false;
-	int ch, verbose = 0;
+
+	o->rc.enabled = !o->disable;
+	o->rc.servers = o->servers;
+	o->rc.on_done = done_cb;
+	o->rc.arg = t;
+	if (resolver_new(t->base, &o->rc, &t->res, &err) < 0)
+		fatalx("resolver: %s", err.reason);
+	t->tick = event_new(t->base, -1, EV_PERSIST, sweep_cb, t);
+	t->kick = event_new(t->base, -1, 0, sweep_cb, t);
+	t->gap = evtimer_new(t->base, gap_cb, t);
+	t->deadline = evtimer_new(t->base, deadline_cb, t);
+	t->quit = evtimer_new(t->base, quit_cb, t);
+	if (t->tick == NULL || t->kick == NULL || t->gap == NULL ||
+	    t->deadline == NULL || t->quit == NULL)
+		fatalx("out of memory");
+	tv = ms_tv(o->period_ms);
+	(void)event_add(t->tick, &tv);
+	tv = ms_tv(o->deadline_s * 1000);
+	(void)evtimer_add(t->deadline, &tv);
+	if (o->quit_ms > 0) {
+		tv = ms_tv(o->quit_ms);
+		(void)evtimer_add(t->quit, &tv);
+	}
+}
+
+static void
+finish(struct lhresolve *t)
+{
+	size_t i;
+
+	resolver_free(t->res);
+	/* evdns fails what is still in flight from the loop's next turn
+	 * (DNS_ERR_SHUTDOWN): let it run, so that nothing leaks. */
+	event_free(t->tick);
+	event_free(t->kick);
+	event_free(t->gap);
+	event_free(t->deadline);
+	event_free(t->quit);
+	(void)event_base_loop(t->base, EVLOOP_NONBLOCK);
+	event_base_free(t->base);
+	for (i = 0; i < t->naddrs; i++)
+		free(t->addrs[i]);
+	free(t->addrs);
+	free(t->done);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lhresolve_opts o;
+	struct lhresolve t;
 	size_t i;
 
 	memset(&t, 0, sizeof(t));
-	memset(&rc, 0, sizeof(rc));
+	memset(&o, 0, sizeof(o));
+	o.period_ms = 100;
+	o.deadline_s = 60;
 	t.status = 1;
 	t.rounds = 1;
 	t.gaps[0] = 0;
@@ -339,120 +484,23 @@ main(int argc, char **argv)
 	t.addrs = calloc(LHRESOLVE_ADDRS_MAX, sizeof(*t.addrs));
 	if (t.addrs == NULL)
 		return 1;
-	while ((ch = getopt_long(argc, argv, "f:v", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'S':
-			if (rc.nservers == RESOLVER_SERVERS_MAX)
-				fatalx("too many --server");
-			servers[rc.nservers++] = optarg;
-			break;
-		case 'D':
-			disable = true;
-			break;
-		case 'Y':
-			system_conf = true;
-			break;
-		case 'P':
-			rc.positive_ttl_s =
-			    (unsigned)number("--positive-ttl", optarg);
-			break;
-		case 'N':
-			rc.negative_ttl_s =
-			    (unsigned)number("--negative-ttl", optarg);
-			break;
-		case 'T':
-			rc.timeout_s = (unsigned)number("--timeout", optarg);
-			break;
-		case 'A':
-			rc.attempts = (unsigned)number("--attempts", optarg);
-			break;
-		case 'I':
-			rc.max_inflight = number("--max-inflight", optarg);
-			break;
-		case 'E':
-			rc.max_entries = number("--max-entries", optarg);
-			break;
-		case 'p':
-			period_ms = number("--period-ms", optarg);
-			break;
-		case 'r':
-			t.rounds = (unsigned)number("--rounds", optarg);
-			break;
-		case 'g':
-			parse_gaps(&t, optarg);
-			break;
-		case 'd':
-			deadline_s = number("--deadline", optarg);
-			break;
-		case 'q':
-			quit_ms = number("--quit-after-ms", optarg);
-			break;
-		case 'e':
-			t.eager = true;
-			break;
-		case 't':
-			t.timing = true;
-			break;
-		case 'f':
-			read_addrs(&t, optarg);
-			break;
-		case 'v':
-			verbose++;
-			break;
-		default:
-			usage();
-		}
-	}
-	log_init("lhresolve", true, verbose);
+	parse_args(&t, &o, argc, argv);
+	log_init("lhresolve", true, o.verbose);
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		add_addr(&t, argv[i]);
 	/* The tests' rule: never the machine's own resolver by accident. */
-	if (rc.nservers == 0 && !disable && !system_conf)
+	if (o.rc.nservers == 0 && !o.disable && !o.system_conf)
 		fatalx("give --server, --disable or --system");
-	if (t.naddrs == 0 || t.rounds == 0 || period_ms == 0)
+	if (t.naddrs == 0 || t.rounds == 0 || o.period_ms == 0)
 		usage();
 	t.done = calloc(t.naddrs, sizeof(*t.done));
 	t.base = event_base_new();
 	if (t.done == NULL || t.base == NULL)
 		fatalx("out of memory");
-	rc.enabled = !disable;
-	rc.servers = servers;
-	rc.on_done = done_cb;
-	rc.arg = &t;
-	if (resolver_new(t.base, &rc, &t.res, &err) < 0)
-		fatalx("resolver: %s", err.reason);
-	t.tick = event_new(t.base, -1, EV_PERSIST, sweep_cb, &t);
-	t.kick = event_new(t.base, -1, 0, sweep_cb, &t);
-	t.gap = evtimer_new(t.base, gap_cb, &t);
-	t.deadline = evtimer_new(t.base, deadline_cb, &t);
-	t.quit = evtimer_new(t.base, quit_cb, &t);
-	if (t.tick == NULL || t.kick == NULL || t.gap == NULL ||
-	    t.deadline == NULL || t.quit == NULL)
-		fatalx("out of memory");
-	tv = ms_tv(period_ms);
-	(void)event_add(t.tick, &tv);
-	tv = ms_tv(deadline_s * 1000);
-	(void)evtimer_add(t.deadline, &tv);
-	if (quit_ms > 0) {
-		tv = ms_tv(quit_ms);
-		(void)evtimer_add(t.quit, &tv);
-	}
+	start(&t, &o);
 	start_round(&t);
 	(void)event_base_dispatch(t.base);
 	print_stats(&t);
-	resolver_free(t.res);
-	/* evdns fails what is still in flight from the loop's next turn
-	 * (DNS_ERR_SHUTDOWN): let it run, so that nothing leaks. */
-	event_free(t.tick);
-	event_free(t.kick);
-	event_free(t.gap);
-	event_free(t.deadline);
-	event_free(t.quit);
-	(void)event_base_loop(t.base, EVLOOP_NONBLOCK);
-	event_base_free(t.base);
-	for (i = 0; i < t.naddrs; i++)
-		free(t.addrs[i]);
-	free(t.addrs);
-	free(t.done);
+	finish(&t);
 	return t.status;
 }

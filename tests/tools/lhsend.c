@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ struct lhsend {
 	uint64_t acked, dups;
 	const char *name;
 	int status;
+	const char *keyfile, *connect;
+	unsigned long period_ms;
+	char host[256]; /* --connect's host, for as long as the sender runs */
 };
 
 static void
@@ -120,8 +124,9 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)event_base_loopbreak(t->base);
 }
 
-int
-main(int argc, char **argv)
+/* The options into t; false (usage printed) if one is unknown. */
+static bool
+parse_args(struct lhsend *t, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"connect", required_argument, NULL, 'c'},
@@ -131,42 +136,27 @@ main(int argc, char **argv)
 	    {"period-ms", required_argument, NULL, 'p'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct lhsend t;
-	struct sender_conf sc;
-	struct keyring ring;
-	struct lh_err err;
-	struct timeval period = {0, 100000}, deadline = {60, 0};
-	struct event *dl;
-	const char *keyfile = NULL, *connect = NULL;
-	char host[256];
-	char *colon;
-	unsigned long period_ms = 100;
 	int ch;
 
-	memset(&t, 0, sizeof(t));
-	t.sweeps = 10;
-	t.clients = 5;
-	t.name = "lhsend";
-	t.status = 1;
 	while ((ch = getopt_long(argc, argv, "k:v", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			connect = optarg;
+			t->connect = optarg;
 			break;
 		case 'k':
-			keyfile = optarg;
+			t->keyfile = optarg;
 			break;
 		case 'n':
-			t.name = optarg;
+			t->name = optarg;
 			break;
 		case 's':
-			t.sweeps = (unsigned)strtoul(optarg, NULL, 10);
+			t->sweeps = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'C':
-			t.clients = (unsigned)strtoul(optarg, NULL, 10);
+			t->clients = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'p':
-			period_ms = strtoul(optarg, NULL, 10);
+			t->period_ms = strtoul(optarg, NULL, 10);
 			break;
 		default:
 			(void)fprintf(stderr,
@@ -174,37 +164,67 @@ main(int argc, char **argv)
 			    "-k KEYFILE [--name N] [--sweeps "
 			    "K] [--clients C] [--period-ms "
 			    "M]\n");
-			return 2;
+			return false;
 		}
 	}
-	log_init("lhsend", true, 1);
-	if (connect == NULL || keyfile == NULL)
-		fatalx("--connect and -k are required");
-	(void)snprintf(host, sizeof(host), "%s", connect);
-	colon = strrchr(host, ':');
+	return true;
+}
+
+/* The sender to --connect with the keys of ring, on t's outbox. */
+static void
+start_sender(struct lhsend *t, const struct keyring *ring)
+{
+	struct sender_conf sc;
+	char *colon;
+
+	(void)snprintf(t->host, sizeof(t->host), "%s", t->connect);
+	colon = strrchr(t->host, ':');
 	if (colon == NULL)
 		fatalx("--connect HOST:PORT");
 	*colon = '\0';
+	memset(&sc, 0, sizeof(sc));
+	sc.host = t->host;
+	sc.port = (unsigned)strtoul(colon + 1, NULL, 10);
+	sc.keys = ring;
+	sc.name = t->name;
+	sc.ack_timeout = 5;
+	sc.outbox = &t->ob;
+	sc.fill_hello = fill_hello;
+	sc.on_acked = acked_cb;
+	sc.arg = t;
+	if (t->base == NULL || sender_new(t->base, &sc, &t->snd) < 0)
+		fatalx("cannot start the sender");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lhsend t;
+	struct keyring ring;
+	struct lh_err err;
+	struct timeval period, deadline = {60, 0};
+	struct event *dl;
+
+	memset(&t, 0, sizeof(t));
+	t.sweeps = 10;
+	t.clients = 5;
+	t.name = "lhsend";
+	t.status = 1;
+	t.period_ms = 100;
+	if (!parse_args(&t, argc, argv))
+		return 2;
+	log_init("lhsend", true, 1);
+	if (t.connect == NULL || t.keyfile == NULL)
+		fatalx("--connect and -k are required");
 	memset(&ring, 0, sizeof(ring));
-	if (keyfile_load(keyfile, &ring, &err) < 0)
+	if (keyfile_load(t.keyfile, &ring, &err) < 0)
 		fatalx("%s", err.reason);
 	(void)signal(SIGPIPE, SIG_IGN);
 	t.base = event_base_new();
 	outbox_init(&t.ob, 0);
-	memset(&sc, 0, sizeof(sc));
-	sc.host = host;
-	sc.port = (unsigned)strtoul(colon + 1, NULL, 10);
-	sc.keys = &ring;
-	sc.name = t.name;
-	sc.ack_timeout = 5;
-	sc.outbox = &t.ob;
-	sc.fill_hello = fill_hello;
-	sc.on_acked = acked_cb;
-	sc.arg = &t;
-	if (t.base == NULL || sender_new(t.base, &sc, &t.snd) < 0)
-		fatalx("cannot start the sender");
-	period.tv_sec = (time_t)(period_ms / 1000);
-	period.tv_usec = (suseconds_t)(period_ms % 1000) * 1000;
+	start_sender(&t, &ring);
+	period.tv_sec = (time_t)(t.period_ms / 1000);
+	period.tv_usec = (suseconds_t)(t.period_ms % 1000) * 1000;
 	t.tick = event_new(t.base, -1, EV_PERSIST, tick_cb, &t);
 	dl = evtimer_new(t.base, deadline_cb, &t);
 	if (t.tick == NULL || dl == NULL || event_add(t.tick, &period) < 0 ||

@@ -195,6 +195,84 @@ usage(void)
 	    "  [--reload GMOND_CONF]\n");
 }
 
+/* The sink's options (pace, tmax, dmax, metadata interval) of
+ * parse_opt(); false if ch is none of them or out of range. */
+static bool
+parse_sink_opt(struct lhspoof *t, int ch, const char *arg)
+{
+	unsigned long v = 0;
+	bool ok;
+
+	switch (ch) {
+	case 'p':
+		ok = parse_unsigned(arg, 100000000, &v);
+		t->o.pace = (unsigned)v;
+		break;
+	case 't':
+		ok = parse_unsigned(arg, 31536000, &v);
+		t->o.tmax = (unsigned)v;
+		break;
+	case 'd':
+		ok = parse_unsigned(arg, 31536000, &v);
+		t->o.dmax = (unsigned)v;
+		break;
+	case 'm':
+		ok = parse_unsigned(arg, 86400, &v);
+		t->o.metadata_interval = (unsigned)v;
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	return ok;
+}
+
+/* One option of parse_args() (ch, its argument arg); false if it is
+ * unknown or out of range. */
+static bool
+parse_opt(struct lhspoof *t, int ch, char *arg)
+{
+	unsigned long v = 0;
+	bool ok = true;
+
+	switch (ch) {
+	case 'c':
+		t->conf = arg;
+		break;
+	case 'g':
+		t->o.group = arg;
+		break;
+	case 'f':
+		t->prefix = arg;
+		break;
+	case 'r':
+		t->reload = arg;
+		break;
+	case 'H':
+		ok = parse_unsigned(arg, 1000000, &v);
+		t->hosts = (unsigned)v;
+		break;
+	case 'M':
+		ok = parse_unsigned(arg, NAMES_NMETRICS, &v);
+		t->metrics = (unsigned)v;
+		break;
+	case 'K':
+		ok = parse_unsigned(arg, 1000000, &v);
+		t->sweeps = (unsigned)v;
+		break;
+	case 'P':
+		ok = parse_unsigned(arg, 3600000, &t->period_ms) &&
+		    t->period_ms > 0;
+		break;
+	case 'F':
+		ok = parse_unsigned(arg, 1000, &t->flush_ms);
+		break;
+	default:
+		return parse_sink_opt(t, ch, arg);
+	}
+	return ok;
+}
+
 static int
 parse_args(struct lhspoof *t, int argc, char **argv)
 {
@@ -214,65 +292,10 @@ parse_args(struct lhspoof *t, int argc, char **argv)
 	    {"reload", required_argument, NULL, 'r'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned long v = 0;
 	int ch;
 
 	while ((ch = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
-		bool ok = true;
-
-		switch (ch) {
-		case 'c':
-			t->conf = optarg;
-			break;
-		case 'g':
-			t->o.group = optarg;
-			break;
-		case 'f':
-			t->prefix = optarg;
-			break;
-		case 'r':
-			t->reload = optarg;
-			break;
-		case 'H':
-			ok = parse_unsigned(optarg, 1000000, &v);
-			t->hosts = (unsigned)v;
-			break;
-		case 'M':
-			ok = parse_unsigned(optarg, NAMES_NMETRICS, &v);
-			t->metrics = (unsigned)v;
-			break;
-		case 'K':
-			ok = parse_unsigned(optarg, 1000000, &v);
-			t->sweeps = (unsigned)v;
-			break;
-		case 'P':
-			ok = parse_unsigned(optarg, 3600000, &t->period_ms) &&
-			    t->period_ms > 0;
-			break;
-		case 'F':
-			ok = parse_unsigned(optarg, 1000, &t->flush_ms);
-			break;
-		case 'p':
-			ok = parse_unsigned(optarg, 100000000, &v);
-			t->o.pace = (unsigned)v;
-			break;
-		case 't':
-			ok = parse_unsigned(optarg, 31536000, &v);
-			t->o.tmax = (unsigned)v;
-			break;
-		case 'd':
-			ok = parse_unsigned(optarg, 31536000, &v);
-			t->o.dmax = (unsigned)v;
-			break;
-		case 'm':
-			ok = parse_unsigned(optarg, 86400, &v);
-			t->o.metadata_interval = (unsigned)v;
-			break;
-		default:
-			ok = false;
-			break;
-		}
-		if (!ok) {
+		if (!parse_opt(t, ch, optarg)) {
 			usage();
 			return -1;
 		}
