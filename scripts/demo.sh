@@ -125,7 +125,7 @@ python3 scripts/demo_hosts.py "$work/sim/truth-latest.json" >"$work/hosts"
 printf '%s\n' 'role = "aggregator"' 'interval = 2' 'deadline = 0.6' \
 	'listen = "127.0.0.1:0"' "secret_file = \"$work/secret\"" \
 	"state_dir = \"$work/state-aggregator\"" 'name = "head"' \
-	"gmond_conf = \"$work/gmetric.conf\"" "hosts_file = \"$work/hosts\"" \
+	"ganglia { gmond_conf = \"$work/gmetric.conf\" }" "hosts_file = \"$work/hosts\"" \
 	'dns = no' >"$work/aggregator.conf"
 "$bin" -d -f "$work/aggregator.conf" 2>"$work/aggregator.log" &
 live_pids+=($!)

@@ -120,7 +120,7 @@ if [ -z "${inside:-}" ]; then
 		state_dir = "/var/lib/lharvestd/aggregator"
 		name = "agg"
 		dns = no
-		gmond_conf = "/etc/lharvestd/gmond-send.conf"
+		ganglia { gmond_conf = "/etc/lharvestd/gmond-send.conf" }
 	EOT
 	# Lustre 2.17: the export stats in a debugfs of root's, mode 0700,
 	# which the gatherer's stats reader reads (lharvestd(8)).

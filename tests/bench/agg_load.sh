@@ -112,7 +112,7 @@ mkdir -m 700 "$tmp/state"
 	echo "hosts_file = \"$tmp/hosts\""
 	echo 'rewrite = {}'
 	echo 'dns = no'
-	echo "gmond_conf = \"$tmp/send.conf\""
+	echo "ganglia { gmond_conf = \"$tmp/send.conf\" }"
 } >"$tmp/agg.conf"
 "$lhd" -n -f "$tmp/agg.conf" >/dev/null
 

@@ -104,7 +104,7 @@ agg_conf() { # LISTEN
 		cat "$tmp/gatherers"
 		echo "hosts_file = \"$tmp/hosts\""
 		echo 'dns = no'
-		echo "gmond_conf = \"$tmp/send.conf\""
+		echo "ganglia { gmond_conf = \"$tmp/send.conf\" }"
 	} >"$tmp/agg.conf"
 }
 agg_conf 127.0.0.1:0
