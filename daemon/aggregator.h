@@ -13,11 +13,17 @@
 #define LH_AGGREGATOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "consumer.h"
 
 struct lh_config;
 
 /* Run until SIGTERM or SIGINT, reloading on SIGHUP; as gatherer_run()
- * (it takes cfg). */
-int aggregator_run(struct lh_config *cfg, bool detach);
+ * (it takes cfg).  outs: the outputs of its closed sweeps (consumer.h),
+ * opened in this order; main.c picks them per role (the relay role runs
+ * this same sweep engine with its forwarding as an output). */
+int aggregator_run(struct lh_config *cfg, bool detach,
+    const consumer_open_fn *outs, size_t nouts);
 
 #endif

@@ -17,10 +17,13 @@
 #include "aggregator.h"
 #include "check.h"
 #include "config.h"
+#include "consumer.h"
 #include "err.h"
+#include "ganglia.h"
 #include "gatherer.h"
 #include "log.h"
 #include "once.h"
+#include "relay_out.h"
 
 #define DEFAULT_CONFIG "/etc/lharvestd/lharvestd.conf"
 
@@ -129,6 +132,16 @@ memory_tune(void)
 	(void)mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 }
 
+/*
+ * The outputs of each role's closed sweeps (consumer.h), in the order
+ * they are opened and fed.  A relay forwards first (its state is the one
+ * that can refuse to start) and shows the sweeps in Ganglia only with
+ * spoof, which the Ganglia consumer reads itself (a reload may change it).
+ * A new output is one more entry here.
+ */
+static const consumer_open_fn aggregator_outs[] = {ganglia_open};
+static const consumer_open_fn relay_outs[] = {relay_out_open, ganglia_open};
+
 int
 main(int argc, char **argv)
 {
@@ -194,9 +207,14 @@ main(int argc, char **argv)
 		status = gatherer_run(cfg, detach);
 		break;
 	case LH_ROLE_AGGREGATOR:
+		status = aggregator_run(cfg, detach, aggregator_outs,
+		    sizeof(aggregator_outs) / sizeof(aggregator_outs[0]));
+		break;
 	case LH_ROLE_RELAY:
-		/* A relay is an aggregator whose sweeps go on downstream. */
-		status = aggregator_run(cfg, detach);
+		/* The aggregator's sweep engine, its sweeps going on
+		 * downstream. */
+		status = aggregator_run(cfg, detach, relay_outs,
+		    sizeof(relay_outs) / sizeof(relay_outs[0]));
 		break;
 	}
 	/* The role took cfg (a reload may have replaced it). */
