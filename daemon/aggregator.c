@@ -26,28 +26,20 @@
 #include "ledger.h"
 #include "log.h"
 #include "loop.h"
+#include "roster.h"
 #include "msg.h"
 #include "statedir.h"
 #include "sweeps.h"
 #include "wallclock.h"
 
-#define LOCK_FILE      "aggregator.lock"
-#define LEDGER_DIR     "ledger"
-#define MISSING_LOG_NS (600 * CLOCK_NS_PER_S) /* a missing gatherer */
-#define RATELIMIT_NS   (60 * CLOCK_NS_PER_S)  /* repeated conditions */
+#define LOCK_FILE    "aggregator.lock"
+#define LEDGER_DIR   "ledger"
+#define RATELIMIT_NS (60 * CLOCK_NS_PER_S) /* repeated conditions */
 /* How far ahead of this aggregator's wall clock a SWEEP's sweep id, and
  * the batch number of a sender with a ledger entry (microseconds, as a
  * sender without state numbers them), may be: beyond, refused
  * (docs/protocol.md section 6).  A day covers any clock in service. */
-#define AHEAD_MAX_S    86400
-
-/* A gatherer that missed sweeps: named once, then every ten minutes. */
-struct missing {
-	char name[MSG_NAME_MAX];
-	uint64_t since;  /* the first sweep it missed */
-	uint64_t logged; /* realtime ns of the last line */
-	uint64_t seen;   /* the last close that found it missing */
-};
+#define AHEAD_MAX_S  86400
 
 struct aggregator {
 	struct lh_config *cfg; /* owned: replaced by a reload */
@@ -66,8 +58,7 @@ struct aggregator {
 	bool mapping; /* some output wants its hosts */
 	struct sweeps_fs_total totals[MSG_SWEEP_FS_MAX];
 	size_t ntotals;
-	struct missing *missing;
-	size_t nmissing, mcap;
+	struct roster roster; /* the gatherers missing */
 	struct wallclock clock;
 	/* The ledger failing to write (a full or read-only state_dir): one
 	 * line when it starts, one when it ends. */
@@ -98,57 +89,6 @@ on_fs(void *arg, const struct sweeps_fs_total *t)
 	if (a->ntotals < MSG_SWEEP_FS_MAX)
 		a->totals[a->ntotals++] = *t;
 	return 0;
-}
-
-static void
-log_missing(struct aggregator *a, const struct sweeps_report *rep, uint64_t now)
-{
-	size_t i, j, n = 0;
-
-	for (i = 0; i < rep->nmissing; i++) {
-		struct missing *m = NULL;
-
-		for (j = 0; j < a->nmissing; j++) {
-			if (strcmp(a->missing[j].name, rep->missing[i]) == 0)
-				m = &a->missing[j];
-		}
-		if (m == NULL) {
-			if (a->nmissing == a->mcap) {
-				size_t cap = a->mcap == 0 ? 16 : a->mcap * 2;
-				struct missing *v;
-
-				v = realloc(a->missing, cap * sizeof(*v));
-				if (v == NULL)
-					continue;
-				a->missing = v;
-				a->mcap = cap;
-			}
-			m = &a->missing[a->nmissing++];
-			memset(m, 0, sizeof(*m));
-			(void)snprintf(m->name, sizeof(m->name), "%s",
-			    rep->missing[i]);
-			m->since = rep->sweep_id;
-		}
-		m->seen = rep->sweep_id;
-		if (m->logged == 0 || now - m->logged >= MISSING_LOG_NS) {
-			log_warnx(
-			    "gatherer %s: no sweep since %" PRIu64
-			    " (%.1f s late); its deltas go into the sweep "
-			    "they arrive for",
-			    m->name, m->since,
-			    (double)(now - m->since * CLOCK_NS_PER_S) / 1e9);
-			m->logged = now;
-		}
-	}
-	/* Those no longer missing: say they are back, and forget them. */
-	for (i = 0; i < a->nmissing; i++) {
-		if (a->missing[i].seen == rep->sweep_id) {
-			a->missing[n++] = a->missing[i];
-			continue;
-		}
-		log_info("gatherer %s: reporting again", a->missing[i].name);
-	}
-	a->nmissing = n;
 }
 
 /* What each filesystem's clients did in the sweep just closed, at debug
@@ -298,7 +238,7 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 	log_totals(a, rep.sweep_id);
 	commit_sweep(a, &rep, now);
 	if (!stopping)
-		log_missing(a, &rep, now);
+		roster_note(&a->roster, &rep, now);
 	hostview_log_unmapped(a->view, rep.sweep_id, now);
 	hostview_stats(a->view, &hs);
 	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
@@ -371,41 +311,6 @@ counted(void *arg)
 	close_ready(arg);
 }
 
-struct seed_ctx {
-	struct aggregator *a;
-	int64_t since; /* ledger files changed since then: active */
-	size_t n;
-};
-
-static void
-seed_one(void *arg, const char *sender, int64_t mtime)
-{
-	struct seed_ctx *c = arg;
-
-	if (mtime >= c->since && sweeps_expect(c->a->sweeps, sender) == 0)
-		c->n++;
-}
-
-/*
- * After a restart, expect the gatherers whose batches were counted
- * recently (their ledger files changed within the roster's reach): the
- * first sweeps then wait for all of them, instead of closing on the first
- * to reconnect and showing the others' clients at zero.
- */
-static void
-seed_roster(struct aggregator *a)
-{
-	struct seed_ctx c = {a,
-	    (int64_t)(wallclock_ns(&a->clock) / CLOCK_NS_PER_S) -
-	        (int64_t)a->cfg->interval * 3,
-	    0};
-
-	if (ledger_each(a->ledger, seed_one, &c) > 0 && c.n > 0)
-		log_info("expecting the %zu gatherers counted in the last "
-		         "three sweeps",
-		    c.n);
-}
-
 /* The sweeps' part of cfg. */
 static void
 sweeps_conf_of(const struct lh_config *cfg, struct sweeps_conf *sc)
@@ -455,7 +360,8 @@ preflight(struct aggregator *a, const consumer_open_fn *outs, size_t nouts)
 		    cfg->path, cfg->interval, cfg->deadline_ms);
 		return -1;
 	}
-	seed_roster(a);
+	roster_seed(a->sweeps, a->ledger,
+	    wallclock_ns(&a->clock) / CLOCK_NS_PER_S, cfg->interval);
 	return 0;
 }
 
@@ -620,7 +526,7 @@ teardown(struct aggregator *a)
 	sweeps_free(a->sweeps);
 	ledger_free(a->ledger);
 	keyring_clear(&a->ring);
-	free(a->missing);
+	roster_free(&a->roster);
 	config_free(a->cfg);
 	if (a->lock_fd >= 0)
 		(void)close(a->lock_fd);

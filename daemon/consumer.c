@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "consumer.h"
 #include "log.h"
 #include "sweeps.h"
@@ -74,13 +75,12 @@ held_reserve(struct consumers *cs, size_t n)
 {
 	struct sweeps_ack *v;
 
-	if (n <= cs->heldcap)
-		return 0;
-	v = realloc(cs->held, n * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	cs->held = v;
-	cs->heldcap = n;
+	while (cs->heldcap < n) {
+		v = array_grow(cs->held, &cs->heldcap, cs->heldcap, sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		cs->held = v;
+	}
 	return 0;
 }
 

@@ -142,6 +142,50 @@ memory_tune(void)
 static const consumer_open_fn aggregator_outs[] = {ganglia_open};
 static const consumer_open_fn relay_outs[] = {relay_out_open, ganglia_open};
 
+/* -n or --once: cfg is checked or read once, and freed.  Returns the
+ * exit status. */
+static int
+run_once(const struct lh_options *o, struct lh_config *cfg)
+{
+	int status;
+
+	if (o->check_only) {
+		status = check_config(cfg, stderr);
+		if (status == 0)
+			(void)printf("configuration OK\n");
+	} else if (cfg->role != LH_ROLE_GATHERER) {
+		(void)fprintf(stderr,
+		    "%s: --once needs role = \"gatherer\", not \"%s\"\n",
+		    cfg->path, config_role_name(cfg->role));
+		status = 1;
+	} else {
+		status = once_run(cfg, stdout);
+	}
+	config_free(cfg);
+	return status;
+}
+
+/* The role cfg names, with its outputs; it takes cfg (a reload may
+ * replace it).  Returns the exit status. */
+static int
+run_role(struct lh_config *cfg, bool detach)
+{
+	switch (cfg->role) {
+	case LH_ROLE_GATHERER:
+		return gatherer_run(cfg, detach);
+	case LH_ROLE_AGGREGATOR:
+		return aggregator_run(cfg, detach, aggregator_outs,
+		    sizeof(aggregator_outs) / sizeof(aggregator_outs[0]));
+	case LH_ROLE_RELAY:
+		/* The aggregator's sweep engine, its sweeps going on
+		 * downstream. */
+		return aggregator_run(cfg, detach, relay_outs,
+		    sizeof(relay_outs) / sizeof(relay_outs[0]));
+	}
+	config_free(cfg);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -150,7 +194,6 @@ main(int argc, char **argv)
 	struct lh_err err;
 	char abs_path[PATH_MAX];
 	bool detach;
-	int status = 1;
 
 	parse_args(argc, argv, &o);
 	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
@@ -182,41 +225,8 @@ main(int argc, char **argv)
 		free(cfg->user);
 		cfg->user = u;
 	}
-	if (o.check_only) {
-		status = check_config(cfg, stderr);
-		if (status == 0)
-			(void)printf("configuration OK\n");
-		config_free(cfg);
-		return status;
-	}
-	if (o.once) {
-		if (cfg->role != LH_ROLE_GATHERER) {
-			(void)fprintf(stderr,
-			    "%s: --once needs role = \"gatherer\", not \"%s\"\n",
-			    cfg->path, config_role_name(cfg->role));
-			config_free(cfg);
-			return 1;
-		}
-		status = once_run(cfg, stdout);
-		config_free(cfg);
-		return status;
-	}
+	if (o.check_only || o.once)
+		return run_once(&o, cfg);
 	memory_tune();
-	switch (cfg->role) {
-	case LH_ROLE_GATHERER:
-		status = gatherer_run(cfg, detach);
-		break;
-	case LH_ROLE_AGGREGATOR:
-		status = aggregator_run(cfg, detach, aggregator_outs,
-		    sizeof(aggregator_outs) / sizeof(aggregator_outs[0]));
-		break;
-	case LH_ROLE_RELAY:
-		/* The aggregator's sweep engine, its sweeps going on
-		 * downstream. */
-		status = aggregator_run(cfg, detach, relay_outs,
-		    sizeof(relay_outs) / sizeof(relay_outs[0]));
-		break;
-	}
-	/* The role took cfg (a reload may have replaced it). */
-	return status;
+	return run_role(cfg, detach);
 }
