@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The aggregator role (see aggregator.h). */
-#include <sys/socket.h>
+/*
+ * The sweep engine of the aggregator and relay roles (see aggregator.h):
+ * the intake counts SWEEPs into open sweeps (intake.c); here each sweep is
+ * closed when ready, streamed through the outputs main.c chose
+ * (consumer.h), recorded in the ledger and acknowledged.
+ */
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +35,8 @@
 #include "sweeps.h"
 #include "wallclock.h"
 
-#define LOCK_FILE    "aggregator.lock"
-#define LEDGER_DIR   "ledger"
-#define RATELIMIT_NS (60 * CLOCK_NS_PER_S) /* repeated conditions */
-/* How far ahead of this aggregator's wall clock a SWEEP's sweep id, and
- * the batch number of a sender with a ledger entry (microseconds, as a
- * sender without state numbers them), may be: beyond, refused
- * (docs/protocol.md section 6).  A day covers any clock in service. */
-#define AHEAD_MAX_S  86400
+#define LOCK_FILE  "aggregator.lock"
+#define LEDGER_DIR "ledger"
 
 struct aggregator {
 	struct lh_config *cfg; /* owned: replaced by a reload */
@@ -325,7 +322,7 @@ sweeps_conf_of(const struct lh_config *cfg, struct sweeps_conf *sc)
 /* Everything that can be refused, before detaching: the key, the lock,
  * the ledger, the hosts map, then the outputs main.c chose (in order). */
 static int
-preflight(struct aggregator *a, const consumer_open_fn *outs, size_t nouts)
+preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 {
 	const struct lh_config *cfg = a->cfg;
 	struct consumer_env env = {cfg, &a->ring, NULL};
@@ -551,8 +548,8 @@ log_started(const struct aggregator *a)
 }
 
 int
-aggregator_run(struct lh_config *cfg, bool detach, const consumer_open_fn *outs,
-    size_t nouts)
+aggregator_run(struct lh_config *cfg, bool detach,
+    const struct consumer_kind *outs, size_t nouts)
 {
 	struct aggregator a;
 	int status = 1;

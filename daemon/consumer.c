@@ -11,17 +11,17 @@
 #include "sweeps.h"
 
 int
-consumers_open(struct consumers *cs, const consumer_open_fn *open, size_t nopen,
-    const struct consumer_env *env)
+consumers_open(struct consumers *cs, const struct consumer_kind *kinds,
+    size_t n, const struct consumer_env *env)
 {
 	size_t i;
 
-	for (i = 0; i < nopen; i++) {
+	for (i = 0; i < n; i++) {
 		if (cs->n == CONSUMER_MAX) {
 			log_warnx("more than %d outputs", CONSUMER_MAX);
 			return -1;
 		}
-		if (open[i](env, &cs->c[cs->n]) < 0)
+		if (kinds[i].open(env, &cs->c[cs->n]) < 0)
 			return -1;
 		cs->n++;
 	}

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct event_base;
 struct hostsum_row;
@@ -112,6 +113,16 @@ struct consumer {
 typedef int (
     *consumer_open_fn)(const struct consumer_env *env, struct consumer *ret);
 
+/* What -n checks of an output's part of cfg beyond config_load(): errors
+ * and warnings to out, one line each (check.h).  Returns 0 or -1. */
+typedef int (*consumer_check_fn)(const struct lh_config *cfg, FILE *out);
+
+/* An output as main.c lists it for a role. */
+struct consumer_kind {
+	consumer_open_fn open;
+	consumer_check_fn check; /* NULL: nothing beyond the syntax */
+};
+
 #define CONSUMER_MAX 8
 
 /* The consumers of a role, and the acknowledgements they hold back. */
@@ -122,10 +133,10 @@ struct consumers {
 	size_t nheld, heldcap;
 };
 
-/* Open each of open[0..nopen-1] in order.  Returns 0, or -1 (logged;
+/* Open each of kinds[0..n-1] in order.  Returns 0, or -1 (logged;
  * those opened are freed by consumers_free()). */
-int consumers_open(struct consumers *cs, const consumer_open_fn *open,
-    size_t nopen, const struct consumer_env *env);
+int consumers_open(struct consumers *cs, const struct consumer_kind *kinds,
+    size_t n, const struct consumer_env *env);
 
 /* Whether any consumer wants hosts mapped for the sweep now closing. */
 bool consumers_want_hosts(const struct consumers *cs);

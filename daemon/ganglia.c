@@ -9,6 +9,7 @@
 
 #include <event2/event.h>
 
+#include "check.h"
 #include "clock.h"
 #include "config.h"
 #include "consumer.h"
@@ -216,6 +217,30 @@ static const struct consumer_ops ganglia_ops = {
     .stats = ganglia_stats,
     .free = ganglia_free,
 };
+
+/* gmond's configuration, checked as the role will (a child process
+ * parses it; its channels are opened and closed again), and the hosts map
+ * the rows are named by. */
+int
+ganglia_check(const struct lh_config *cfg, FILE *out)
+{
+	struct gsink *s = NULL;
+	struct lh_err err;
+	int rc, bad = 0;
+
+	if (cfg->role == LH_ROLE_RELAY && !cfg->spoof)
+		return 0;
+	bad |= check_hosts(cfg, out) < 0;
+	rc = check_path(cfg, out, "gmond_conf", cfg->gmond_conf, false);
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && gsink_open(cfg->gmond_conf, NULL, &s, &err) < 0) {
+		(void)fprintf(out, "%s: %s\n", cfg->path, err.reason);
+		return -1;
+	}
+	gsink_close(s);
+	return bad ? -1 : 0;
+}
 
 int
 ganglia_open(const struct consumer_env *env, struct consumer *ret)

@@ -8,10 +8,16 @@
 #ifndef LH_GANGLIA_H
 #define LH_GANGLIA_H
 
+#include <stdio.h>
+
 struct consumer;
 struct consumer_env;
+struct lh_config;
 
 /* A consumer_open_fn. */
 int ganglia_open(const struct consumer_env *env, struct consumer *ret);
+
+/* A consumer_check_fn: the hosts map and gmond_conf (-n). */
+int ganglia_check(const struct lh_config *cfg, FILE *out);
 
 #endif

@@ -139,18 +139,44 @@ memory_tune(void)
  * spoof, which the Ganglia consumer reads itself (a reload may change it).
  * A new output is one more entry here.
  */
-static const consumer_open_fn aggregator_outs[] = {ganglia_open};
-static const consumer_open_fn relay_outs[] = {relay_out_open, ganglia_open};
+static const struct consumer_kind aggregator_outs[] = {
+    {ganglia_open, ganglia_check},
+};
+static const struct consumer_kind relay_outs[] = {
+    {relay_out_open, NULL},
+    {ganglia_open, ganglia_check},
+};
+
+/* The outputs of role. */
+static const struct consumer_kind *
+role_outs(enum lh_role role, size_t *ret_n)
+{
+	switch (role) {
+	case LH_ROLE_AGGREGATOR:
+		*ret_n = sizeof(aggregator_outs) / sizeof(aggregator_outs[0]);
+		return aggregator_outs;
+	case LH_ROLE_RELAY:
+		*ret_n = sizeof(relay_outs) / sizeof(relay_outs[0]);
+		return relay_outs;
+	case LH_ROLE_GATHERER:
+		break;
+	}
+	*ret_n = 0;
+	return NULL;
+}
 
 /* -n or --once: cfg is checked or read once, and freed.  Returns the
  * exit status. */
 static int
 run_once(const struct lh_options *o, struct lh_config *cfg)
 {
+	const struct consumer_kind *outs;
+	size_t nouts;
 	int status;
 
 	if (o->check_only) {
-		status = check_config(cfg, stderr);
+		outs = role_outs(cfg->role, &nouts);
+		status = check_config(cfg, stderr, outs, nouts);
 		if (status == 0)
 			(void)printf("configuration OK\n");
 	} else if (cfg->role != LH_ROLE_GATHERER) {
@@ -170,20 +196,15 @@ run_once(const struct lh_options *o, struct lh_config *cfg)
 static int
 run_role(struct lh_config *cfg, bool detach)
 {
-	switch (cfg->role) {
-	case LH_ROLE_GATHERER:
+	const struct consumer_kind *outs;
+	size_t nouts;
+
+	if (cfg->role == LH_ROLE_GATHERER)
 		return gatherer_run(cfg, detach);
-	case LH_ROLE_AGGREGATOR:
-		return aggregator_run(cfg, detach, aggregator_outs,
-		    sizeof(aggregator_outs) / sizeof(aggregator_outs[0]));
-	case LH_ROLE_RELAY:
-		/* The aggregator's sweep engine, its sweeps going on
-		 * downstream. */
-		return aggregator_run(cfg, detach, relay_outs,
-		    sizeof(relay_outs) / sizeof(relay_outs[0]));
-	}
-	config_free(cfg);
-	return 1;
+	/* The aggregator's sweep engine, for a relay with its sweeps going
+	 * on downstream. */
+	outs = role_outs(cfg->role, &nouts);
+	return aggregator_run(cfg, detach, outs, nouts);
 }
 
 int

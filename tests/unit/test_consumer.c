@@ -113,7 +113,8 @@ fake_open(const struct consumer_env *env, struct consumer *ret)
 static void
 setup(struct consumers *cs)
 {
-	static const consumer_open_fn open[] = {fake_open, fake_open};
+	static const struct consumer_kind open[] = {{fake_open, NULL},
+	    {fake_open, NULL}};
 	struct consumer_env env = {NULL, NULL, NULL};
 
 	memset(fakes, 0, sizeof(fakes));
