@@ -170,12 +170,12 @@ role_outs(enum lh_role role, size_t *ret_n)
 static int
 run_once(const struct lh_options *o, struct lh_config *cfg)
 {
-	const struct consumer_kind *outs;
-	size_t nouts;
 	int status;
 
 	if (o->check_only) {
-		outs = role_outs(cfg->role, &nouts);
+		size_t nouts;
+		const struct consumer_kind *outs = role_outs(cfg->role, &nouts);
+
 		status = check_config(cfg, stderr, outs, nouts);
 		if (status == 0)
 			(void)printf("configuration OK\n");

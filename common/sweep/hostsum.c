@@ -120,12 +120,12 @@ hostsum_finish(struct hostsum *s)
 
 	if (s->n < 2)
 		return 0;
-	v = malloc(s->n * sizeof(*v));
+	v = malloc(s->n * sizeof(struct hostsum_row *));
 	if (v == NULL)
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
 		v[i] = &s->rows[i];
-	qsort(v, s->n, sizeof(*v), by_host);
+	qsort(v, s->n, sizeof(struct hostsum_row *), by_host);
 	for (i = 0; i < s->n; i = j) {
 		const struct hostsum_row *best = NULL;
 
