@@ -194,11 +194,13 @@ save_held(struct aggregator *a)
 	return 0;
 }
 
-/* Stopping: what the outputs have not delivered yet is saved
- * (acknowledgements held back included), to go out after the restart. */
+/* Stopping: each output's statistics (-v), and what the outputs have not
+ * delivered yet is saved (acknowledgements held back included), to go
+ * out after the restart. */
 static void
 save_on_stop(struct aggregator *a)
 {
+	consumers_log_stats(&a->outs);
 	if (save_held(a) == 0)
 		consumers_release(&a->outs);
 }

@@ -191,8 +191,9 @@ ganglia_stats(void *ctx, char *buf, size_t size)
 		return;
 	gsink_stats(g->out.sink, &st);
 	(void)snprintf(buf, size,
-	    "%" PRIu64 " values, %" PRIu64 " metadata, %" PRIu64
-	    " send errors, %" PRIu64 " refused, %zu (host, metric) pairs",
+	    "%" PRIu64 " values and %" PRIu64 " metadata sent (%" PRIu64
+	    " not taken by a channel, %" PRIu64
+	    " over max_entries), %zu (host, metric) pairs",
 	    st.values, st.metadata, st.send_errors, st.refused, st.entries);
 }
 
