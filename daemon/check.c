@@ -7,18 +7,15 @@
 #include <string.h>
 
 #include "check.h"
+#include "consumer.h"
 #include "config.h"
 #include "err.h"
 #include "hostmap.h"
 #include "keyfile.h"
-#include "sink.h"
 
-/* A path a key names: 1 if it is there, 0 (and a warning) if it is not
- * yet, -1 (and an error) if it cannot be looked at.  dir: it must be a
- * directory, else a regular file. */
-static int
-named(const struct lh_config *cfg, FILE *out, const char *key, const char *path,
-    bool dir)
+int
+check_path(const struct lh_config *cfg, FILE *out, const char *key,
+    const char *path, bool dir)
 {
 	struct stat sb;
 
@@ -46,7 +43,7 @@ check_secret(const struct lh_config *cfg, FILE *out)
 {
 	struct keyring ring;
 	struct lh_err err;
-	int rc = named(cfg, out, "secret_file", cfg->secret_file, false);
+	int rc = check_path(cfg, out, "secret_file", cfg->secret_file, false);
 
 	if (rc <= 0)
 		return rc;
@@ -61,8 +58,7 @@ check_secret(const struct lh_config *cfg, FILE *out)
 	return 0;
 }
 
-/* Rewrite rules and the hosts map, as an aggregator loads them. */
-static int
+int
 check_hosts(const struct lh_config *cfg, FILE *out)
 {
 	struct hostmap *m;
@@ -81,7 +77,7 @@ check_hosts(const struct lh_config *cfg, FILE *out)
 			    cfg->rewrites[i], err.reason);
 	}
 	if (rc == 0 && cfg->hosts_file != NULL &&
-	    named(cfg, out, "hosts_file", cfg->hosts_file, false) > 0) {
+	    check_path(cfg, out, "hosts_file", cfg->hosts_file, false) > 0) {
 		rc = hostmap_load_file(m, cfg->hosts_file, &err);
 		if (rc < 0)
 			(void)fprintf(out, "%s\n", err.reason);
@@ -90,40 +86,21 @@ check_hosts(const struct lh_config *cfg, FILE *out)
 	return rc < 0 ? -1 : 0;
 }
 
-/* gmond's configuration, checked as the aggregator will (a child process
- * parses it; its channels are opened and closed again). */
-static int
-check_gmond(const struct lh_config *cfg, FILE *out)
-{
-	struct gsink *s = NULL;
-	struct lh_err err;
-	int rc = named(cfg, out, "gmond_conf", cfg->gmond_conf, false);
-
-	if (rc <= 0)
-		return rc;
-	if (gsink_open(cfg->gmond_conf, NULL, &s, &err) < 0) {
-		(void)fprintf(out, "%s: %s\n", cfg->path, err.reason);
-		return -1;
-	}
-	gsink_close(s);
-	return 0;
-}
-
 int
-check_config(const struct lh_config *cfg, FILE *out)
+check_config(const struct lh_config *cfg, FILE *out,
+    const struct consumer_kind *outs, size_t nouts)
 {
-	bool spoofs = cfg->role == LH_ROLE_AGGREGATOR ||
-	    (cfg->role == LH_ROLE_RELAY && cfg->spoof);
 	int bad = 0;
+	size_t i;
 
 	bad |= check_secret(cfg, out) < 0;
-	bad |= named(cfg, out, "state_dir", cfg->state_dir, true) < 0;
+	bad |= check_path(cfg, out, "state_dir", cfg->state_dir, true) < 0;
 	if (cfg->role == LH_ROLE_GATHERER)
-		bad |=
-		    named(cfg, out, "lustre_root", cfg->lustre_root, true) < 0;
-	if (spoofs) {
-		bad |= check_hosts(cfg, out) < 0;
-		bad |= check_gmond(cfg, out) < 0;
+		bad |= check_path(cfg, out, "lustre_root", cfg->lustre_root,
+		           true) < 0;
+	for (i = 0; i < nouts; i++) {
+		if (outs[i].check != NULL)
+			bad |= outs[i].check(cfg, out) < 0;
 	}
 	return bad ? 1 : 0;
 }

@@ -17,10 +17,13 @@
 #include "aggregator.h"
 #include "check.h"
 #include "config.h"
+#include "consumer.h"
 #include "err.h"
+#include "ganglia.h"
 #include "gatherer.h"
 #include "log.h"
 #include "once.h"
+#include "relay_out.h"
 
 #define DEFAULT_CONFIG "/etc/lharvestd/lharvestd.conf"
 
@@ -142,6 +145,81 @@ log_deprecations(const struct lh_config *cfg, bool check_only)
 	}
 }
 
+/*
+ * The outputs of each role's closed sweeps (consumer.h), in the order
+ * they are opened and fed.  A relay forwards first (its state is the one
+ * that can refuse to start) and shows the sweeps in Ganglia only with
+ * spoof, which the Ganglia consumer reads itself (a reload may change it).
+ * A new output is one more entry here.
+ */
+static const struct consumer_kind aggregator_outs[] = {
+    {ganglia_open, ganglia_check},
+};
+static const struct consumer_kind relay_outs[] = {
+    {relay_out_open, NULL},
+    {ganglia_open, ganglia_check},
+};
+
+/* The outputs of role. */
+static const struct consumer_kind *
+role_outs(enum lh_role role, size_t *ret_n)
+{
+	switch (role) {
+	case LH_ROLE_AGGREGATOR:
+		*ret_n = sizeof(aggregator_outs) / sizeof(aggregator_outs[0]);
+		return aggregator_outs;
+	case LH_ROLE_RELAY:
+		*ret_n = sizeof(relay_outs) / sizeof(relay_outs[0]);
+		return relay_outs;
+	case LH_ROLE_GATHERER:
+		break;
+	}
+	*ret_n = 0;
+	return NULL;
+}
+
+/* -n or --once: cfg is checked or read once, and freed.  Returns the
+ * exit status. */
+static int
+run_once(const struct lh_options *o, struct lh_config *cfg)
+{
+	int status;
+
+	if (o->check_only) {
+		size_t nouts;
+		const struct consumer_kind *outs = role_outs(cfg->role, &nouts);
+
+		status = check_config(cfg, stderr, outs, nouts);
+		if (status == 0)
+			(void)printf("configuration OK\n");
+	} else if (cfg->role != LH_ROLE_GATHERER) {
+		(void)fprintf(stderr,
+		    "%s: --once needs role = \"gatherer\", not \"%s\"\n",
+		    cfg->path, config_role_name(cfg->role));
+		status = 1;
+	} else {
+		status = once_run(cfg, stdout);
+	}
+	config_free(cfg);
+	return status;
+}
+
+/* The role cfg names, with its outputs; it takes cfg (a reload may
+ * replace it).  Returns the exit status. */
+static int
+run_role(struct lh_config *cfg, bool detach)
+{
+	const struct consumer_kind *outs;
+	size_t nouts;
+
+	if (cfg->role == LH_ROLE_GATHERER)
+		return gatherer_run(cfg, detach);
+	/* The aggregator's sweep engine, for a relay with its sweeps going
+	 * on downstream. */
+	outs = role_outs(cfg->role, &nouts);
+	return aggregator_run(cfg, detach, outs, nouts);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -150,7 +228,6 @@ main(int argc, char **argv)
 	struct lh_err err;
 	char abs_path[PATH_MAX];
 	bool detach;
-	int status = 1;
 
 	parse_args(argc, argv, &o);
 	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
@@ -183,36 +260,8 @@ main(int argc, char **argv)
 		free(cfg->user);
 		cfg->user = u;
 	}
-	if (o.check_only) {
-		status = check_config(cfg, stderr);
-		if (status == 0)
-			(void)printf("configuration OK\n");
-		config_free(cfg);
-		return status;
-	}
-	if (o.once) {
-		if (cfg->role != LH_ROLE_GATHERER) {
-			(void)fprintf(stderr,
-			    "%s: --once needs role = \"gatherer\", not \"%s\"\n",
-			    cfg->path, config_role_name(cfg->role));
-			config_free(cfg);
-			return 1;
-		}
-		status = once_run(cfg, stdout);
-		config_free(cfg);
-		return status;
-	}
+	if (o.check_only || o.once)
+		return run_once(&o, cfg);
 	memory_tune();
-	switch (cfg->role) {
-	case LH_ROLE_GATHERER:
-		status = gatherer_run(cfg, detach);
-		break;
-	case LH_ROLE_AGGREGATOR:
-	case LH_ROLE_RELAY:
-		/* A relay is an aggregator whose sweeps go on downstream. */
-		status = aggregator_run(cfg, detach);
-		break;
-	}
-	/* The role took cfg (a reload may have replaced it). */
-	return status;
+	return run_role(cfg, detach);
 }

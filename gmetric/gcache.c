@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gcache.h"
 
 #define GCACHE_MIN_CAP 64
@@ -128,22 +129,18 @@ make_key(struct gcache_entry *e, const char *spoof, const char *metric,
 	return 0;
 }
 
+/* Room for one more entry: doubling, as every table here grows.  The
+ * entries stay within max_entries (gcache_put() refuses more); only the
+ * last doubling may reserve room beyond it. */
 static int
 grow_entries(struct gcache *c)
 {
 	struct gcache_entry *ne;
-	size_t cap;
 
-	if (c->n < c->cap)
-		return 0;
-	cap = c->cap == 0 ? GCACHE_MIN_CAP : c->cap * 2;
-	if (cap > c->o.max_entries)
-		cap = c->o.max_entries;
-	ne = realloc(c->e, cap * sizeof(*ne));
+	ne = array_grow(c->e, &c->cap, c->n, sizeof(*ne));
 	if (ne == NULL)
 		return -ENOMEM;
 	c->e = ne;
-	c->cap = cap;
 	return 0;
 }
 

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The relay-forwarding consumer (relay_out.h). */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "consumer.h"
+#include "log.h"
+#include "relay.h"
+#include "relay_out.h"
+
+#define RELAY_FILE "relay.state"
+
+struct relay_out {
+	const struct lh_config *cfg;
+	const struct keyring *keys;
+	struct ledger *ledger;
+	char path[PATH_MAX];
+	struct relay *r;
+	struct relay *next; /* a reload's new routes, until applied */
+};
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+static bool
+same_list(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++) {
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* What a relay's routes and their connections were made with. */
+static bool
+relay_changed(const struct lh_config *a, const struct lh_config *b)
+{
+	size_t i;
+
+	if (a->nroutes != b->nroutes || a->default_route != b->default_route ||
+	    !same_str(a->name, b->name) || a->max_frame != b->max_frame ||
+	    a->handshake_timeout != b->handshake_timeout)
+		return true;
+	for (i = 0; i < a->nroutes; i++) {
+		const struct lh_route *x = &a->routes[i], *y = &b->routes[i];
+
+		if (strcmp(x->name, y->name) != 0 ||
+		    strcmp(x->host, y->host) != 0 || x->port != y->port ||
+		    !same_list(x->networks, x->nnetworks, y->networks,
+		        y->nnetworks))
+			return true;
+	}
+	return false;
+}
+
+static int
+ro_start(void *ctx, struct event_base *base)
+{
+	struct relay_out *o = ctx;
+
+	return relay_start(o->r, base);
+}
+
+static void
+ro_row(void *ctx, const struct consumer_row *row)
+{
+	struct relay_out *o = ctx;
+
+	relay_add(o->r, row->sweep_id, row->interval_s, row->c);
+}
+
+static int
+ro_save(void *ctx, uint64_t sweep_id, const struct sweeps_ack *acks,
+    size_t nacks)
+{
+	struct relay_out *o = ctx;
+
+	return relay_commit(o->r, sweep_id, acks, nacks);
+}
+
+/* The routes changed: new ones are made now, and replace the running
+ * ones once those are saved (returns 1: the registry saves first). */
+static int
+ro_reload_prepare(void *ctx, const struct lh_config *old,
+    const struct lh_config *cfg)
+{
+	struct relay_out *o = ctx;
+
+	if (!relay_changed(old, cfg))
+		return 0;
+	if (relay_new(cfg, o->keys, o->path, &o->next) < 0)
+		return -1;
+	return 1;
+}
+
+/* What the old routes held is saved; the new ones start from that file
+ * (a route that is gone has its clients routed again). */
+static void
+ro_reload_apply(void *ctx, const struct lh_config *cfg, struct event_base *base)
+{
+	struct relay_out *o = ctx;
+
+	o->cfg = cfg;
+	if (o->next != NULL) {
+		relay_free(o->r);
+		o->r = o->next;
+		o->next = NULL;
+		if (relay_restore(o->r, o->ledger) < 0 ||
+		    relay_start(o->r, base) < 0)
+			log_warnx("relay: the new routes could not all start");
+	}
+	relay_rebind(o->r, cfg);
+}
+
+static void
+ro_reload_abort(void *ctx)
+{
+	struct relay_out *o = ctx;
+
+	relay_free(o->next);
+	o->next = NULL;
+}
+
+static void
+ro_free(void *ctx)
+{
+	struct relay_out *o = ctx;
+
+	relay_free(o->r);
+	relay_free(o->next);
+	free(o);
+}
+
+static const struct consumer_ops relay_out_ops = {
+    .name = "relay",
+    .start = ro_start,
+    .row = ro_row,
+    .save = ro_save,
+    .reload_prepare = ro_reload_prepare,
+    .reload_apply = ro_reload_apply,
+    .reload_abort = ro_reload_abort,
+    .free = ro_free,
+};
+
+int
+relay_out_open(const struct consumer_env *env, struct consumer *ret)
+{
+	const struct lh_config *cfg = env->cfg;
+	struct relay_out *o = calloc(1, sizeof(*o));
+
+	if (o == NULL) {
+		log_warnx("out of memory");
+		return -1;
+	}
+	o->cfg = cfg;
+	o->keys = env->keys;
+	o->ledger = env->ledger;
+	if (snprintf(o->path, sizeof(o->path), "%s/%s", cfg->state_dir,
+	        RELAY_FILE) >= (int)sizeof(o->path) ||
+	    relay_new(cfg, o->keys, o->path, &o->r) < 0 ||
+	    relay_restore(o->r, o->ledger) < 0) {
+		ro_free(o);
+		return -1;
+	}
+	ret->ops = &relay_out_ops;
+	ret->ctx = o;
+	return 0;
+}
