@@ -59,14 +59,14 @@ static void
 put_ops(struct ganglia_out *g, const char *ip, const char *host,
     const char *prefix, const double oprate[MDOPS_N], uint64_t now)
 {
-	char name[128];
+	char name[NAMES_METRIC_MAX + 1];
 	unsigned i;
 
 	for (i = 0; i < MDOPS_N; i++) {
 		if ((g->cfg->metadata_ops & ((uint32_t)1 << i)) == 0)
 			continue;
-		(void)snprintf(name, sizeof(name), "%s_mds_%s", prefix,
-		    mdops_name(i));
+		if (names_mds_op(name, sizeof(name), prefix, mdops_name(i)) < 0)
+			continue;
 		(void)gsink_put(g->sink, ip, host, name, "ops/sec", oprate[i],
 		    now);
 	}
@@ -88,7 +88,7 @@ put_host(struct ganglia_out *g, const char *ip, const char *host,
 	    [NAMES_WRITE_OPS] = 3,
 	};
 	const char *prefix = config_metric_prefix(g->cfg, fs);
-	char name[128];
+	char name[NAMES_METRIC_MAX + 1];
 	unsigned m;
 
 	for (m = 0; m < NAMES_NMETRICS; m++) {

@@ -38,6 +38,19 @@ names_metric(char *buf, size_t size, const char *prefix, enum names_metric m)
 	return 0;
 }
 
+int
+names_mds_op(char *buf, size_t size, const char *prefix, const char *op)
+{
+	int n;
+
+	if (!names_prefix_ok(prefix) || op == NULL || op[0] == '\0')
+		return -EINVAL;
+	n = snprintf(buf, size, "%s_mds_%s", prefix, op);
+	if (n < 0 || (size_t)n >= size)
+		return -EINVAL;
+	return 0;
+}
+
 const char *
 names_units(enum names_metric m)
 {

@@ -33,6 +33,11 @@ bool names_prefix_ok(const char *prefix);
 int
 names_metric(char *buf, size_t size, const char *prefix, enum names_metric m);
 
+/* "<prefix>_mds_<op>" into buf: the rate of one kind of metadata request
+ * (op, a name of common/lustre/mdops.h such as "open").  Returns 0, or
+ * -EINVAL for a bad prefix or op, or a buffer too small. */
+int names_mds_op(char *buf, size_t size, const char *prefix, const char *op);
+
 /* Units shown by ganglia-web: "bytes/sec" or "ops/sec". */
 const char *names_units(enum names_metric m);
 

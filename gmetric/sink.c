@@ -453,6 +453,34 @@ conf_error(struct lh_err *err, const char *path, int rc)
 	return lh_err_set(err, 0, rc, "gmond_conf %s: %s", path, reason);
 }
 
+/* A sink with the options o, checked, and nothing open yet; NULL with
+ * *rc and err set when o is unusable or memory short. */
+static struct gsink *
+sink_new(const struct gsink_opts *o, int *rc, struct lh_err *err)
+{
+	struct gsink *s;
+
+	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
+	    (o->group[0] != '\0' && !gcache_metric_ok(o->group))) {
+		*rc = lh_err_set(err, 0, -EINVAL,
+		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+		return NULL;
+	}
+	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2) {
+		*rc = lh_err_set(err, 0, -EINVAL, "bad max_entries");
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		*rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
+	s->o.group = s->group;
+	return s;
+}
+
 int
 gsink_open(const char *gmond_conf, const struct gsink_opts *o,
     struct gsink **ret, struct lh_err *err)
@@ -468,19 +496,9 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 		gsink_opts_default(&def);
 		o = &def;
 	}
-	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
-	    (o->group[0] != '\0' && !gcache_metric_ok(o->group)))
-		return lh_err_set(err, 0, -EINVAL,
-		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
-	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2)
-		return lh_err_set(err, 0, -EINVAL, "bad max_entries");
-	s = calloc(1, sizeof(*s));
+	s = sink_new(o, &rc, err);
 	if (s == NULL)
-		return lh_err_set(err, 0, -ENOMEM, "out of memory");
-	s->o = *o;
-	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
-	s->o.group = s->group;
-
+		return rc;
 	rc = gapi_load(&s->api, gapi_soname, err);
 	if (rc < 0)
 		goto out_free;

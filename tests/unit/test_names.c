@@ -30,6 +30,28 @@ START_TEST(legacy_names)
 }
 END_TEST
 
+/* The metadata_ops metrics: the longest prefix the configuration takes
+ * with the longest op still fits the sink. */
+START_TEST(mds_op_names)
+{
+	char buf[NAMES_METRIC_MAX + 1];
+	char prefix[49];
+
+	ck_assert_int_eq(names_mds_op(buf, sizeof(buf), "scratch", "open"), 0);
+	ck_assert_str_eq(buf, "scratch_mds_open");
+	memset(prefix, 'p', 48);
+	prefix[48] = '\0';
+	ck_assert_int_eq(names_mds_op(buf, sizeof(buf), prefix, "fallocate"),
+	    0);
+	ck_assert_uint_eq(strlen(buf), 62);
+	ck_assert_int_eq(names_mds_op(buf, sizeof(buf), "a b", "open"),
+	    -EINVAL);
+	ck_assert_int_eq(names_mds_op(buf, sizeof(buf), "scratch", ""),
+	    -EINVAL);
+	ck_assert_int_eq(names_mds_op(buf, 10, "scratch", "open"), -EINVAL);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -37,6 +59,7 @@ main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, legacy_names);
+	tcase_add_test(tc, mds_op_names);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
