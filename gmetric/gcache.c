@@ -233,6 +233,7 @@ gcache_put(struct gcache *c, const char *spoof, const char *metric,
 		if (now > e->used_ns && now - e->used_ns > c->o.forget_ns) {
 			/* gmond may have deleted it (dmax): new again. */
 			e->meta_next_ns = 0;
+			e->echoed = false;
 			e->settled = false;
 		}
 	}
@@ -287,6 +288,10 @@ gcache_pop(struct gcache *c, enum gcache_meta meta, uint64_t now)
 		return;
 	switch (meta) {
 	case GCACHE_META_SENT:
+		if (!e->echoed && c->o.meta_interval_ns != 0) {
+			e->echoed = true; /* again with the next value */
+			break;
+		}
 		e->meta_next_ns = next_meta(c, e, now);
 		if (e->meta_next_ns == 0)
 			e->meta_next_ns = 1; /* not "due now" (interval 0) */
@@ -320,6 +325,7 @@ gcache_force_meta(struct gcache *c, uint64_t now)
 		return false;
 	for (i = 0; i < c->n; i++) {
 		c->e[i].meta_next_ns = 0;
+		c->e[i].echoed = false;
 		c->e[i].settled = false;
 	}
 	c->forced = true;

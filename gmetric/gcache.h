@@ -7,11 +7,13 @@
  * waiting), so the queue is never longer than the table, and the table is
  * bounded (max_entries) and forgets entries nobody puts any more.
  *
- * Metadata rules: sent with the first value of an entry, then again about
- * every meta_interval (7/8 of it, so that a sweep's pacing jitter does not
- * push it a whole sweep later; the first repeat lands at a point of
- * [1/2, 1) of the interval picked by the entry's hash, so 80,000 entries
- * first seen in one sweep do not all repeat in the same later sweep).  A
+ * Metadata rules: sent with the first two values of an entry (gmond shows no
+ * value of a metric whose metadata it has not had, and one UDP packet lost
+ * on a busy gmond would otherwise hide the metric until the next repeat),
+ * then again about every meta_interval (7/8 of it, so that a sweep's pacing
+ * jitter does not push it a whole sweep later; the first repeat lands at a
+ * point of [1/2, 1) of the interval picked by the entry's hash, so 80,000
+ * entries first seen in one sweep do not all repeat in the same later sweep). A
  * metadata packet that failed to go out stays due.  An entry idle for more
  * than forget_ns (what gmond's dmax deletes) is new again, and
  * gcache_force_meta() makes every entry's next value carry metadata (after
@@ -43,7 +45,8 @@ struct gcache_entry {
 	uint16_t metric_off;   /* offsets into key */
 	uint16_t units_off;
 	bool queued;  /* in the FIFO */
-	bool settled; /* metadata went out since the entry was (re)born */
+	bool echoed;  /* metadata went out once since the entry was (re)born */
+	bool settled; /* ... and a second time, with the next value */
 };
 
 struct gcache_opts {

@@ -111,7 +111,7 @@ START_TEST(put_rejects)
 }
 END_TEST
 
-/* Metadata with the first value only, then again about every interval,
+/* Metadata with the first two values, then again about every interval,
  * never with every value. */
 START_TEST(metadata_first_then_interval)
 {
@@ -123,13 +123,16 @@ START_TEST(metadata_first_then_interval)
 	sweep(&c, 100, t);
 	ck_assert_uint_eq(gcache_pending(&c), 400);
 	ck_assert_uint_eq(drain(&c, t), 400);
-	/* 20 s sweeps: the next carries none (the first repeat is due in
-	 * [30, 60) s). */
+	/* 20 s sweeps: the next carries it again (one lost packet must not
+	 * hide a metric for a minute), the one after none (the first repeat
+	 * is due [30, 60) s after the second). */
 	sweep(&c, 100, t + 20 * S);
-	ck_assert_uint_eq(drain(&c, t + 20 * S), 0);
+	ck_assert_uint_eq(drain(&c, t + 20 * S), 400);
+	sweep(&c, 100, t + 40 * S);
+	ck_assert_uint_eq(drain(&c, t + 40 * S), 0);
 	/* Over 10 minutes every entry is resent about every 60 s: 10 times
 	 * each, give or take the first (spread) repeat. */
-	for (k = 2; k <= 31; k++) {
+	for (k = 3; k <= 31; k++) {
 		uint64_t now = t + (uint64_t)k * 20 * S;
 
 		sweep(&c, 100, now);
@@ -151,11 +154,13 @@ START_TEST(first_repeat_spread)
 	setup(&c, 60, 600, 100000);
 	sweep(&c, 1000, t);
 	(void)drain(&c, t);
-	sweep(&c, 1000, t + 40 * S);
-	m1 = drain(&c, t + 40 * S);
+	sweep(&c, 1000, t + 20 * S);
+	ck_assert_uint_eq(drain(&c, t + 20 * S), 4000);
 	sweep(&c, 1000, t + 60 * S);
-	m2 = drain(&c, t + 60 * S);
-	/* Due in [30, 60) s: a share by 40 s, all by 60 s. */
+	m1 = drain(&c, t + 60 * S);
+	sweep(&c, 1000, t + 80 * S);
+	m2 = drain(&c, t + 80 * S);
+	/* Due [30, 60) s after the second: a share by 60 s, all by 80 s. */
 	ck_assert_uint_gt(m1, 400);
 	ck_assert_uint_lt(m1, 3600);
 	ck_assert_uint_eq(m1 + m2, 4000);
@@ -217,15 +222,20 @@ START_TEST(meta_failed_and_units)
 	e = gcache_head(&c);
 	ck_assert(gcache_meta_due(&c, e, 2 * S));
 	gcache_pop(&c, GCACHE_META_SENT, 2 * S);
+	/* The second value carries it again, the third not. */
 	ck_assert_int_eq(gcache_put(&c, "10.0.0.1:a", "m", "u", 1, 3 * S), 0);
 	e = gcache_head(&c);
-	ck_assert(!gcache_meta_due(&c, e, 3 * S));
-	gcache_pop(&c, GCACHE_META_NONE, 3 * S);
-	ck_assert_int_eq(gcache_put(&c, "10.0.0.1:a", "m", "v", 1, 4 * S), 0);
+	ck_assert(gcache_meta_due(&c, e, 3 * S));
+	gcache_pop(&c, GCACHE_META_SENT, 3 * S);
+	ck_assert_int_eq(gcache_put(&c, "10.0.0.1:a", "m", "u", 1, 4 * S), 0);
 	e = gcache_head(&c);
-	ck_assert(gcache_meta_due(&c, e, 4 * S));
+	ck_assert(!gcache_meta_due(&c, e, 4 * S));
+	gcache_pop(&c, GCACHE_META_NONE, 4 * S);
+	ck_assert_int_eq(gcache_put(&c, "10.0.0.1:a", "m", "v", 1, 5 * S), 0);
+	e = gcache_head(&c);
+	ck_assert(gcache_meta_due(&c, e, 5 * S));
 	ck_assert_str_eq(gcache_entry_units(e), "v");
-	gcache_pop(&c, GCACHE_META_SENT, 4 * S);
+	gcache_pop(&c, GCACHE_META_SENT, 5 * S);
 	ck_assert_uint_eq(c.n, 1);
 	gcache_free(&c);
 }
@@ -240,13 +250,18 @@ START_TEST(force)
 	setup(&c, 60, 600, 1000);
 	sweep(&c, 10, t);
 	(void)drain(&c, t);
-	ck_assert(gcache_force_meta(&c, t + S));
 	sweep(&c, 10, t + 20 * S);
 	ck_assert_uint_eq(drain(&c, t + 20 * S), 40);
-	ck_assert(!gcache_force_meta(&c, t + 30 * S));
+	ck_assert(gcache_force_meta(&c, t + 21 * S));
+	/* Twice, as for new entries, then not until the spread repeat. */
 	sweep(&c, 10, t + 40 * S);
-	ck_assert_uint_eq(drain(&c, t + 40 * S), 0);
-	ck_assert(gcache_force_meta(&c, t + 62 * S));
+	ck_assert_uint_eq(drain(&c, t + 40 * S), 40);
+	ck_assert(!gcache_force_meta(&c, t + 50 * S));
+	sweep(&c, 10, t + 60 * S);
+	ck_assert_uint_eq(drain(&c, t + 60 * S), 40);
+	sweep(&c, 10, t + 80 * S);
+	ck_assert_uint_eq(drain(&c, t + 80 * S), 0);
+	ck_assert(gcache_force_meta(&c, t + 82 * S));
 	gcache_free(&c);
 }
 END_TEST
@@ -309,7 +324,9 @@ START_TEST(many)
 	ck_assert_uint_eq(drain(&c, S), 80000);
 	sweep(&c, 20000, 21 * S);
 	ck_assert_uint_eq(c.n, 80000);
-	ck_assert_uint_eq(drain(&c, 21 * S), 0);
+	ck_assert_uint_eq(drain(&c, 21 * S), 80000);
+	sweep(&c, 20000, 41 * S);
+	ck_assert_uint_eq(drain(&c, 41 * S), 0);
 	gcache_free(&c);
 }
 END_TEST
