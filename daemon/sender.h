@@ -63,8 +63,9 @@ bool sender_connected(const struct sender *s);
 /*
  * Whether a and b make the same connection to a gatherer's server: the
  * same server, name, max_frame and handshake_timeout (a reload changing
- * none of them keeps the connection).  A relay compares its routes
- * itself; both compare the interval as a key that needs a restart.
+ * none of them keeps the connection): config_section_equal()'s "sender"
+ * section.  A relay's routes are its "relay" section; the interval is a
+ * key that needs a restart (config_restart_key()).
  */
 bool sender_conf_equal(const struct lh_config *a, const struct lh_config *b);
 

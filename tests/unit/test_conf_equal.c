@@ -75,6 +75,12 @@ START_TEST(receiver_port_zero)
 	ck_assert(receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
 	b.listen_host = other;
 	ck_assert(!receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
+	agg(&b, NULL);
+	b.listen_port = 40123;
+	b.max_connections = 7; /* not where it listens: the same address */
+	ck_assert(receiver_listen_same(&a, &b, "127.0.0.1:40123"));
+	ck_assert(!receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
+	ck_assert(!receiver_listen_same(&a, &b, NULL));
 }
 END_TEST
 
