@@ -432,13 +432,14 @@ sender_free(struct sender *s)
 void
 sender_kick(struct sender *s)
 {
-	send_next(s);
+	if (s != NULL)
+		send_next(s);
 }
 
 bool
 sender_connected(const struct sender *s)
 {
-	return s->state == SENDER_OPEN;
+	return s != NULL && s->state == SENDER_OPEN;
 }
 
 bool

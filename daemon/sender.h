@@ -54,10 +54,12 @@ int sender_new(struct event_base *base, const struct sender_conf *conf,
 /* Say BYE if connected, close, free. */
 void sender_free(struct sender *s);
 
-/* The outbox has new data: send it if the connection is idle. */
+/* The outbox has new data: send it if the connection is idle.  NULL (no
+ * sender: one could not be made): nothing, the outbox keeps it. */
 void sender_kick(struct sender *s);
 
-/* True while the handshake is done and the connection up. */
+/* True while the handshake is done and the connection up; false for
+ * NULL. */
 bool sender_connected(const struct sender *s);
 
 /*

@@ -118,6 +118,15 @@ START_TEST(sender_own_keys)
 }
 END_TEST
 
+/* No sender (one could not be made at a reload): the gatherer's sweep
+ * still kicks and asks, and must not crash. */
+START_TEST(sender_null)
+{
+	sender_kick(NULL);
+	ck_assert(!sender_connected(NULL));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -127,6 +136,7 @@ main(void)
 	tcase_add_test(tc, receiver_own_keys);
 	tcase_add_test(tc, receiver_port_zero);
 	tcase_add_test(tc, sender_own_keys);
+	tcase_add_test(tc, sender_null);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
