@@ -174,7 +174,7 @@ ganglia_reload_apply(void *ctx, const struct lh_config *cfg,
 	struct ganglia *g = ctx;
 
 	(void)base;
-	if (ganglia_out_changed(g->out.cfg, cfg))
+	if (!config_section_equal(g->out.cfg, cfg, "ganglia_channels"))
 		ganglia_out_reset(&g->out, false);
 	g->out.cfg = cfg;
 	if (!ganglia_on(g))

@@ -98,7 +98,8 @@ gatherer_reload(void *arg)
 		keyring_clear(&g->ring);
 		g->ring = ring; /* the sender's pointer stays valid */
 	}
-	reconnect = !sender_conf_equal(old, cfg);
+	/* A sender the last attempt could not make is made again too. */
+	reconnect = g->up.snd == NULL || !sender_conf_equal(old, cfg);
 	scope =
 	    gstate_scope(cfg->lustre_root, cfg->filesystems, cfg->nfilesystems);
 	if (scope != g->scope) {

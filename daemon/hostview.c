@@ -201,29 +201,13 @@ hostview_log_unmapped(struct hostview *v, uint64_t sweep_id, uint64_t now_ns)
 	v->unmapped_logged = now_ns;
 }
 
-static bool
-same_list(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	size_t i;
-
-	if (na != nb)
-		return false;
-	for (i = 0; i < na; i++) {
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	}
-	return true;
-}
-
 int
 hostview_reload_prepare(struct hostview *v, const struct lh_config *old,
     const struct lh_config *cfg)
 {
 	if (make_hostmap(cfg, &v->next_hosts) < 0)
 		return -1;
-	if ((cfg->dns != old->dns ||
-	        !same_list(cfg->dns_servers, cfg->ndns_servers,
-	            old->dns_servers, old->ndns_servers)) &&
+	if (!config_section_equal(old, cfg, "resolver") &&
 	    make_resolver(v->base, cfg, &v->next_dns) < 0)
 		return -1;
 	return 0;

@@ -29,12 +29,6 @@
  * (docs/protocol.md section 6).  A day covers any clock in service. */
 #define AHEAD_MAX_S  86400
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
 /* Whether this occurrence gets its line; *ret_skipped: how many did
  * not since the last one. */
 static bool
@@ -327,50 +321,11 @@ make_receiver(struct intake *in, struct event_base *base,
 	return receiver_new(base, &rc, ret);
 }
 
-/* Whether cfg listens where the running receiver does (port 0 in the
- * running configuration: the port the kernel gave it). */
-static bool
-same_listen(const struct intake *in, const struct lh_config *cfg)
+/* The address the running receiver was given (port 0: the kernel's). */
+static const char *
+bound_addr(const struct intake *in)
 {
-	const struct lh_config *old = in->cfg;
-	char want[300];
-
-	if (!same_str(old->listen_host, cfg->listen_host))
-		return false;
-	if (old->listen_port != 0 || cfg->listen_port == 0)
-		return old->listen_port == cfg->listen_port;
-	(void)snprintf(want, sizeof(want),
-	    strchr(cfg->listen_host, ':') != NULL ? "[%s]:%u" : "%s:%u",
-	    cfg->listen_host, cfg->listen_port);
-	return in->rcv != NULL && strcmp(receiver_addr(in->rcv), want) == 0;
-}
-
-/* The listener's admission keys (receiver.h) and the interval it reads
- * a name takeover by. */
-static bool
-admission_changed(const struct lh_config *a, const struct lh_config *b)
-{
-	return a->interval != b->interval ||
-	    a->frame_timeout != b->frame_timeout ||
-	    a->max_unauthenticated != b->max_unauthenticated ||
-	    a->max_per_source != b->max_per_source ||
-	    a->accept_rate != b->accept_rate ||
-	    a->accept_burst != b->accept_burst || a->nallow != b->nallow ||
-	    (a->nallow > 0 &&
-	        memcmp(a->allow, b->allow, a->nallow * sizeof(*a->allow)) != 0);
-}
-
-/* What the listening socket and its peers were made with. */
-static bool
-listen_changed(const struct intake *ag, const struct lh_config *b)
-{
-	const struct lh_config *a = ag->cfg;
-
-	return !same_listen(ag, b) || !same_str(a->name, b->name) ||
-	    a->max_frame != b->max_frame ||
-	    a->handshake_timeout != b->handshake_timeout ||
-	    config_read_timeout(a) != config_read_timeout(b) ||
-	    a->max_connections != b->max_connections || admission_changed(a, b);
+	return in->rcv != NULL ? receiver_addr(in->rcv) : NULL;
 }
 
 int
@@ -406,11 +361,11 @@ int
 intake_reload_prepare(struct intake *in, struct event_base *base,
     const struct lh_config *cfg)
 {
-	if (!listen_changed(in, cfg))
+	if (receiver_conf_equal(in->cfg, cfg, bound_addr(in)))
 		return 0;
 	/* A new address is bound before the old one is let go; the same
 	 * one only after. */
-	if (same_listen(in, cfg))
+	if (receiver_listen_same(in->cfg, cfg, bound_addr(in)))
 		in->next_later = true;
 	else if (make_receiver(in, base, cfg, &in->next) < 0)
 		return -1;

@@ -416,51 +416,32 @@ receiver_peer_sockaddr(const struct receiver_peer *p,
 	return 0;
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
-/* Whether b listens where the receiver made from a does (port 0 in a:
- * the port the kernel gave it). */
-static bool
-same_listen(const struct lh_config *a, const struct lh_config *b,
+bool
+receiver_listen_same(const struct lh_config *a, const struct lh_config *b,
     const char *bound)
 {
+	struct lh_config as_bound;
 	char want[300];
 
-	if (!same_str(a->listen_host, b->listen_host))
+	if (config_section_equal(a, b, "listen"))
+		return true;
+	if (a->listen_port != 0 || b->listen_port == 0 || bound == NULL)
 		return false;
-	if (a->listen_port != 0 || b->listen_port == 0)
-		return a->listen_port == b->listen_port;
+	/* a as bound, if the kernel gave it b's port */
+	as_bound = *a;
+	as_bound.listen_port = b->listen_port;
+	if (!config_section_equal(&as_bound, b, "listen"))
+		return false;
 	(void)snprintf(want, sizeof(want),
 	    strchr(b->listen_host, ':') != NULL ? "[%s]:%u" : "%s:%u",
 	    b->listen_host, b->listen_port);
-	return bound != NULL && strcmp(bound, want) == 0;
-}
-
-/* The admission keys and the interval a name takeover is judged by. */
-static bool
-same_admission(const struct lh_config *a, const struct lh_config *b)
-{
-	return a->interval == b->interval &&
-	    a->frame_timeout == b->frame_timeout &&
-	    a->max_unauthenticated == b->max_unauthenticated &&
-	    a->max_per_source == b->max_per_source &&
-	    a->accept_rate == b->accept_rate &&
-	    a->accept_burst == b->accept_burst && a->nallow == b->nallow &&
-	    (a->nallow == 0 ||
-	        memcmp(a->allow, b->allow, a->nallow * sizeof(*a->allow)) == 0);
+	return strcmp(bound, want) == 0;
 }
 
 bool
 receiver_conf_equal(const struct lh_config *a, const struct lh_config *b,
     const char *bound)
 {
-	return same_listen(a, b, bound) && same_str(a->name, b->name) &&
-	    a->max_frame == b->max_frame &&
-	    a->handshake_timeout == b->handshake_timeout &&
-	    config_read_timeout(a) == config_read_timeout(b) &&
-	    a->max_connections == b->max_connections && same_admission(a, b);
+	return receiver_listen_same(a, b, bound) &&
+	    config_section_equal(a, b, "listener");
 }

@@ -127,6 +127,11 @@ void receiver_free(struct receiver *r);
 bool receiver_conf_equal(const struct lh_config *a, const struct lh_config *b,
     const char *bound);
 
+/* Whether b listens where the receiver made from a does: the "listen"
+ * section (config.h), with port 0 in a matching bound (as above). */
+bool receiver_listen_same(const struct lh_config *a, const struct lh_config *b,
+    const char *bound);
+
 /* The address actually bound ("127.0.0.1:40123": useful with port 0). */
 const char *receiver_addr(const struct receiver *r);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The relay's routes, outboxes, senders and state (relay.h). */
+/* The relay's routes, their uplinks (uplink.h) and state (relay.h). */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -24,16 +24,16 @@
 #include "sender.h"
 #include "statedir.h"
 #include "sweeps.h"
+#include "uplink.h"
 
 #define UNROUTED_LOG_NS (600 * CLOCK_NS_PER_S)
 
 struct route {
 	const struct lh_route *conf;
-	char label[80]; /* "route alpha" */
-	struct outbox ob;
-	struct sender *snd;
+	char label[80];   /* "route alpha" */
+	struct uplink up; /* its outbox and sender (uplink.h) */
 	struct relay *r;
-	uint64_t dropped_logged; /* ob.dropped already logged */
+	uint64_t dropped_logged; /* up.ob.dropped already logged */
 	bool splitting;          /* the last batch numbered was cut to fit */
 };
 
@@ -80,7 +80,7 @@ relay_new(const struct lh_config *cfg, const struct keyring *keys,
 		r->routes[i].r = r;
 		/* Without saved state, batch numbers start from the clock
 		 * (docs/protocol.md 5): never taken for resends. */
-		outbox_init(&r->routes[i].ob, clock_realtime_ns() / 1000);
+		uplink_init(&r->routes[i].up, clock_realtime_ns() / 1000);
 		r->nroutes++;
 		for (j = 0; j < rc->nnetworks; j++) {
 			if (netroute_add(r->table, (unsigned)i, rc->networks[j],
@@ -140,7 +140,7 @@ reroute(struct relay *r, const struct outbox_batch *b)
 
 		outbox_rec_cspans(b, rec, cspans);
 		if (k < 0 ||
-		    outbox_add(&r->routes[k].ob, outbox_rec_fs(b, rec),
+		    outbox_add(&r->routes[k].up.ob, outbox_rec_fs(b, rec),
 		        outbox_rec_nid(b, rec), &rec->d,
 		        rec->ops != OUTBOX_NO_OPS ? &b->ops[rec->ops] : NULL,
 		        rec->span_us, cspans, b->last_sweep, b->start_ns) < 0)
@@ -159,8 +159,8 @@ restore_route(void *arg, const char *name, struct outbox *ob)
 
 	for (i = 0; i < r->nroutes; i++) {
 		if (strcmp(r->routes[i].conf->name, name) == 0) {
-			outbox_free(&r->routes[i].ob);
-			r->routes[i].ob = *ob; /* moved */
+			outbox_free(&r->routes[i].up.ob);
+			r->routes[i].up.ob = *ob; /* moved */
 			return 0;
 		}
 	}
@@ -178,8 +178,8 @@ routes_clear(struct relay *r)
 	size_t i;
 
 	for (i = 0; i < r->nroutes; i++) {
-		outbox_free(&r->routes[i].ob);
-		outbox_init(&r->routes[i].ob, clock_realtime_ns() / 1000);
+		outbox_free(&r->routes[i].up.ob);
+		outbox_init(&r->routes[i].up.ob, clock_realtime_ns() / 1000);
 	}
 	r->rerouted = 0;
 	r->lost = 0;
@@ -239,7 +239,7 @@ relay_restore(struct relay *r, struct ledger *ledger)
 		return -1;
 	}
 	for (i = 0; i < r->nroutes; i++) {
-		struct outbox *ob = &r->routes[i].ob;
+		struct outbox *ob = &r->routes[i].up.ob;
 
 		/* Saved by a version that did not split: a batch in flight
 		 * too large for the frame was never sent, and is split. */
@@ -287,32 +287,23 @@ acked(void *arg, uint64_t batch, bool duplicate)
 int
 relay_start(struct relay *r, struct event_base *base)
 {
-	const struct lh_config *cfg = r->cfg;
-	struct sender_conf sc;
 	size_t i;
 
 	for (i = 0; i < r->nroutes; i++) {
 		struct route *rt = &r->routes[i];
+		const struct uplink_peer peer = {
+		    .host = rt->conf->host,
+		    .port = rt->conf->port,
+		    .label = rt->label,
+		    .keys = r->keys,
+		    .fill_hello = fill_hello,
+		    .on_acked = acked,
+		    .arg = rt,
+		};
 
-		memset(&sc, 0, sizeof(sc));
-		sc.host = rt->conf->host;
-		sc.port = rt->conf->port;
-		sc.keys = r->keys;
-		sc.name = cfg->name;
 		(void)snprintf(rt->label, sizeof(rt->label), "route %s",
 		    rt->conf->name);
-		sc.label = rt->label;
-		sc.max_frame = cfg->max_frame;
-		sc.handshake_timeout = cfg->handshake_timeout;
-		/* As a gatherer's: a downstream acknowledges when its sweep
-		 * closes, up to an interval later. */
-		sc.ack_timeout =
-		    cfg->interval * 2 + 30 > 120 ? cfg->interval * 2 + 30 : 120;
-		sc.outbox = &rt->ob;
-		sc.fill_hello = fill_hello;
-		sc.on_acked = acked;
-		sc.arg = rt;
-		if (sender_new(base, &sc, &rt->snd) < 0)
+		if (uplink_connect(&rt->up, base, r->cfg, &peer) < 0)
 			return -1;
 	}
 	return 0;
@@ -359,7 +350,7 @@ relay_add(struct relay *r, uint64_t sweep_id, unsigned interval_s,
 	if (span == 0)
 		span = ivl;
 	/* -ENOSPC is counted in the outbox (logged at commit). */
-	(void)outbox_add(&r->routes[k].ob, c->fs, c->nid, &c->d,
+	(void)outbox_add(&r->routes[k].up.ob, c->fs, c->nid, &c->d,
 	    c->ops != NULL && !mdops_is_zero(&c->ops->d) ? &c->ops->d : NULL,
 	    span, cspan, sweep_id, (sweep_id - interval_s) * CLOCK_NS_PER_S);
 }
@@ -395,7 +386,7 @@ save(struct relay *r, const struct sweeps_ack *acks, size_t nacks)
 	}
 	for (i = 0; i < r->nroutes; i++) {
 		rr[i].name = r->routes[i].conf->name;
-		rr[i].ob = &r->routes[i].ob;
+		rr[i].ob = &r->routes[i].up.ob;
 	}
 	rc = rstate_save(r->state_path, l, nacks, rr, r->nroutes, &err);
 	free(rr);
@@ -419,27 +410,28 @@ out:
 static bool
 route_seal(struct relay *r, struct route *rt)
 {
-	bool was = outbox_ready(&rt->ob);
+	bool was = outbox_ready(&rt->up.ob);
 	int rc;
 
-	rc = outbox_seal_within(&rt->ob, outbox_payload_max(r->cfg->max_frame));
+	rc = outbox_seal_within(&rt->up.ob,
+	    outbox_payload_max(r->cfg->max_frame));
 	if (rc < 0) {
 		log_warnx("route %s: cannot number the next batch: %s; holding "
 		          "it back",
 		    rt->conf->name, strerror(-rc));
 		return false;
 	}
-	if (was || !outbox_ready(&rt->ob))
+	if (was || !outbox_ready(&rt->up.ob))
 		return false;
 	if (rc > 0 && !rt->splitting)
 		log_warnx("route %s: batch %" PRIu64 " larger than max_frame "
 		          "(%u bytes): %zu client records in it, %zu left for "
 		          "the next batches",
-		    rt->conf->name, rt->ob.inflight.batch, r->cfg->max_frame,
-		    rt->ob.inflight.n, rt->ob.pending.n);
+		    rt->conf->name, rt->up.ob.inflight.batch, r->cfg->max_frame,
+		    rt->up.ob.inflight.n, rt->up.ob.pending.n);
 	else if (rc == 0 && rt->splitting)
 		log_info("route %s: batch %" PRIu64 " within max_frame again",
-		    rt->conf->name, rt->ob.inflight.batch);
+		    rt->conf->name, rt->up.ob.inflight.batch);
 	rt->splitting = rc > 0;
 	return true;
 }
@@ -467,12 +459,12 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		struct route *rt = &r->routes[i];
 
 		sealed[i] = route_seal(r, rt);
-		if (rt->ob.dropped > rt->dropped_logged) {
+		if (rt->up.ob.dropped > rt->dropped_logged) {
 			log_warnx("route %s: %" PRIu64 " client records "
 			          "dropped: more clients than an outbox holds",
 			    rt->conf->name,
-			    rt->ob.dropped - rt->dropped_logged);
-			rt->dropped_logged = rt->ob.dropped;
+			    rt->up.ob.dropped - rt->dropped_logged);
+			rt->dropped_logged = rt->up.ob.dropped;
 		}
 	}
 	if (save(r, acks, nacks) < 0) {
@@ -480,14 +472,12 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		 * sealed again with the next sweep's. */
 		for (i = 0; i < r->nroutes; i++) {
 			if (sealed[i])
-				(void)outbox_unseal(&r->routes[i].ob);
+				(void)outbox_unseal(&r->routes[i].up.ob);
 		}
 		return -1;
 	}
-	for (i = 0; i < r->nroutes; i++) {
-		if (r->routes[i].snd != NULL)
-			sender_kick(r->routes[i].snd);
-	}
+	for (i = 0; i < r->nroutes; i++)
+		sender_kick(r->routes[i].up.snd);
 	return 0;
 }
 
@@ -508,11 +498,8 @@ relay_free(struct relay *r)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->nroutes; i++) {
-		if (r->routes[i].snd != NULL)
-			sender_free(r->routes[i].snd);
-		outbox_free(&r->routes[i].ob);
-	}
+	for (i = 0; i < r->nroutes; i++)
+		uplink_free(&r->routes[i].up);
 	free(r->routes);
 	netroute_free(r->table);
 	free(r);

@@ -23,48 +23,6 @@ struct relay_out {
 	struct relay *next; /* a reload's new routes, until applied */
 };
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
-static bool
-same_list(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	size_t i;
-
-	if (na != nb)
-		return false;
-	for (i = 0; i < na; i++) {
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	}
-	return true;
-}
-
-/* What a relay's routes and their connections were made with. */
-static bool
-relay_changed(const struct lh_config *a, const struct lh_config *b)
-{
-	size_t i;
-
-	if (a->nroutes != b->nroutes || a->default_route != b->default_route ||
-	    !same_str(a->name, b->name) || a->max_frame != b->max_frame ||
-	    a->handshake_timeout != b->handshake_timeout)
-		return true;
-	for (i = 0; i < a->nroutes; i++) {
-		const struct lh_route *x = &a->routes[i], *y = &b->routes[i];
-
-		if (strcmp(x->name, y->name) != 0 ||
-		    strcmp(x->host, y->host) != 0 || x->port != y->port ||
-		    !same_list(x->networks, x->nnetworks, y->networks,
-		        y->nnetworks))
-			return true;
-	}
-	return false;
-}
-
 static int
 ro_start(void *ctx, struct event_base *base)
 {
@@ -98,7 +56,7 @@ ro_reload_prepare(void *ctx, const struct lh_config *old,
 {
 	struct relay_out *o = ctx;
 
-	if (!relay_changed(old, cfg))
+	if (config_section_equal(old, cfg, "relay"))
 		return 0;
 	if (relay_new(cfg, o->keys, o->path, &o->next) < 0)
 		return -1;

@@ -432,26 +432,18 @@ sender_free(struct sender *s)
 void
 sender_kick(struct sender *s)
 {
-	send_next(s);
+	if (s != NULL)
+		send_next(s);
 }
 
 bool
 sender_connected(const struct sender *s)
 {
-	return s->state == SENDER_OPEN;
-}
-
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+	return s != NULL && s->state == SENDER_OPEN;
 }
 
 bool
 sender_conf_equal(const struct lh_config *a, const struct lh_config *b)
 {
-	return same_str(a->server_host, b->server_host) &&
-	    a->server_port == b->server_port && same_str(a->name, b->name) &&
-	    a->max_frame == b->max_frame &&
-	    a->handshake_timeout == b->handshake_timeout;
+	return config_section_equal(a, b, "sender");
 }

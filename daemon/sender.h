@@ -54,17 +54,20 @@ int sender_new(struct event_base *base, const struct sender_conf *conf,
 /* Say BYE if connected, close, free. */
 void sender_free(struct sender *s);
 
-/* The outbox has new data: send it if the connection is idle. */
+/* The outbox has new data: send it if the connection is idle.  NULL (no
+ * sender: one could not be made): nothing, the outbox keeps it. */
 void sender_kick(struct sender *s);
 
-/* True while the handshake is done and the connection up. */
+/* True while the handshake is done and the connection up; false for
+ * NULL. */
 bool sender_connected(const struct sender *s);
 
 /*
  * Whether a and b make the same connection to a gatherer's server: the
  * same server, name, max_frame and handshake_timeout (a reload changing
- * none of them keeps the connection).  A relay compares its routes
- * itself; both compare the interval as a key that needs a restart.
+ * none of them keeps the connection): config_section_equal()'s "sender"
+ * section.  A relay's routes are its "relay" section; the interval is a
+ * key that needs a restart (config_restart_key()).
  */
 bool sender_conf_equal(const struct lh_config *a, const struct lh_config *b);
 

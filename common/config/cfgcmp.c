@@ -31,13 +31,18 @@ list_eq(char *const *a, size_t na, char *const *b, size_t nb)
 	return true;
 }
 
+/* What the Ganglia channels are opened with: a change opens them again. */
+static bool
+channels_eq(const struct lh_config *a, const struct lh_config *b)
+{
+	return str_eq(a->gmond_conf, b->gmond_conf) && a->tmax == b->tmax &&
+	    a->dmax == b->dmax && a->metadata_interval == b->metadata_interval;
+}
+
 static bool
 ganglia_eq(const struct lh_config *a, const struct lh_config *b)
 {
-	return str_eq(a->gmond_conf, b->gmond_conf) && a->tmax == b->tmax &&
-	    a->dmax == b->dmax &&
-	    a->metadata_interval == b->metadata_interval &&
-	    str_eq(a->totals_host, b->totals_host);
+	return channels_eq(a, b) && str_eq(a->totals_host, b->totals_host);
 }
 
 /* A connection's own limits, on both ends of one. */
@@ -101,11 +106,13 @@ relay_eq(const struct lh_config *a, const struct lh_config *b)
 	return link_eq(a, b) && routes_eq(a, b);
 }
 
+/* Where to and how: the ACK timeout it derives from the interval is not
+ * compared, as an interval change needs a restart (config_restart_key). */
 static bool
 sender_eq(const struct lh_config *a, const struct lh_config *b)
 {
 	return link_eq(a, b) && str_eq(a->server_host, b->server_host) &&
-	    a->server_port == b->server_port && a->interval == b->interval;
+	    a->server_port == b->server_port;
 }
 
 static bool
@@ -139,6 +146,7 @@ config_section_equal(const struct lh_config *a, const struct lh_config *b,
 		bool (*eq)(const struct lh_config *, const struct lh_config *);
 	} parts[] = {
 	    {"ganglia", ganglia_eq},
+	    {"ganglia_channels", channels_eq},
 	    {"listen", listen_eq},
 	    {"listener", listener_eq},
 	    {"relay", relay_eq},

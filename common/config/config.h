@@ -164,6 +164,8 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  *
  *   "ganglia"   gmond_conf, tmax, dmax, metadata_interval, totals_host
  *               (the ganglia { } section)
+ *   "ganglia_channels"  gmond_conf, tmax, dmax, metadata_interval: what
+ *               the Ganglia channels are opened with
  *   "listen"    listen_host, listen_port, as written (a port 0 the
  *               kernel picked is the caller's to compare)
  *   "listener"  what a receiver and its peers are made with: name,
@@ -175,7 +177,8 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  *   "relay"     name, max_frame, handshake_timeout, the route sections
  *               (name, host, port, networks, in order), default_route
  *   "sender"    a gatherer's connection: server_host, server_port, name,
- *               max_frame, handshake_timeout, interval
+ *               max_frame, handshake_timeout (not interval, a restart
+ *               key)
  *   "resolver"  dns, dns_servers
  *   "hosts"     hosts_file, rewrites (not the hosts file's contents)
  *   "sweeps"    interval, deadline_ms, gatherers

@@ -9,6 +9,8 @@
 #    host) with the gatherer's connection kept; a gatherer's new server
 #    (it connects to the second aggregator and its deltas go on there);
 #  - a relay's routes changed: the client goes to its new downstream;
+#  - a gatherer pointed at a server name that does not resolve sweeps on
+#    unconnected, and delivers again once pointed back;
 #  - a gatherer's new interval is refused with one line, and it keeps
 #    sweeping at the running one.
 set -uo pipefail
@@ -185,6 +187,27 @@ if after g "$n" "state_dir: a change needs a restart; keeping the running config
 	t_pass "gatherer: a state_dir change needs a restart and says so"
 else
 	t_fail "gatherer: a state_dir change needs a restart and says so" "$(tail -n +$((n + 1)) "$tmp/g.log" | head -n 5)"
+fi
+
+# A server name that does not resolve: the gatherer keeps sweeping (not
+# connected, its sweeps kept); back to agg2, they are delivered again.
+g_conf "no-such-host.invalid:8022" >"$tmp/g.conf"
+n=$(hup g)
+unresolved=no
+if after g "$n" "configuration reloaded from $tmp/g.conf: connecting to the aggregator again" 5 &&
+	after g "$n" 'sweep [0-9]+: [0-9]+ targets.*\(aggregator not connected\)$' 10; then
+	g_conf "$a2" >"$tmp/g.conf"
+	m=$(lines agg2)
+	n=$(hup g)
+	unresolved=yes
+fi
+if [ "$unresolved" = yes ] && after g "$n" "configuration reloaded from $tmp/g.conf: connecting to the aggregator again" 5 &&
+	after agg2 "$m" 'sweep [0-9]+: 1 gatherers \(0 late\)' 15 &&
+	kill -0 "${pid[g]}" 2>/dev/null; then
+	t_pass "gatherer: a server that does not resolve, then back: it sweeps on and delivers again"
+else
+	t_fail "gatherer: a server that does not resolve, then back: it sweeps on and delivers again" \
+		"$(tail -n +$((n + 1)) "$tmp/g.log" | grep -v sweep | head -n 5)"
 fi
 
 # A relay (the gatherer moved to it): its route moves from agg1 to agg2.

@@ -75,6 +75,12 @@ START_TEST(receiver_port_zero)
 	ck_assert(receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
 	b.listen_host = other;
 	ck_assert(!receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
+	agg(&b, NULL);
+	b.listen_port = 40123;
+	b.max_connections = 7; /* not where it listens: the same address */
+	ck_assert(receiver_listen_same(&a, &b, "127.0.0.1:40123"));
+	ck_assert(!receiver_conf_equal(&a, &b, "127.0.0.1:40123"));
+	ck_assert(!receiver_listen_same(&a, &b, NULL));
 }
 END_TEST
 
@@ -112,6 +118,15 @@ START_TEST(sender_own_keys)
 }
 END_TEST
 
+/* No sender (one could not be made at a reload): the gatherer's sweep
+ * still kicks and asks, and must not crash. */
+START_TEST(sender_null)
+{
+	sender_kick(NULL);
+	ck_assert(!sender_connected(NULL));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -121,6 +136,7 @@ main(void)
 	tcase_add_test(tc, receiver_own_keys);
 	tcase_add_test(tc, receiver_port_zero);
 	tcase_add_test(tc, sender_own_keys);
+	tcase_add_test(tc, sender_null);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
