@@ -122,20 +122,6 @@ ganglia_out_put(struct ganglia_out *g, const struct hostsum_row *hosts,
 		    totals[i].ops.rate, now_ns);
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
-}
-
-bool
-ganglia_out_changed(const struct lh_config *old, const struct lh_config *cfg)
-{
-	return !same_str(cfg->gmond_conf, old->gmond_conf) ||
-	    cfg->tmax != old->tmax || cfg->dmax != old->dmax ||
-	    cfg->metadata_interval != old->metadata_interval;
-}
-
 void
 ganglia_out_reset(struct ganglia_out *g, bool close)
 {

@@ -54,10 +54,6 @@ void ganglia_out_put(struct ganglia_out *g, const struct hostsum_row *hosts,
     size_t nhosts, const struct sweeps_fs_total *totals, size_t ntotals,
     uint64_t now_ns);
 
-/* Whether cfg's channels and their options differ from old's (opened
- * again at the next sweep). */
-bool
-ganglia_out_changed(const struct lh_config *old, const struct lh_config *cfg);
 
 /* Open again at the next refresh; close: drop the sink now. */
 void ganglia_out_reset(struct ganglia_out *g, bool close);
