@@ -50,9 +50,12 @@ with open(sys.argv[2], "a") as out:
 # The aggregator links libganglia, whose gmond.conf cannot be freed
 # (tests/ganglia/lsan.supp); for the sanitizer build.
 . "$src/tests/ganglia/sanitizer.sh"
-# Largest gap allowed between two WATCHDOG=1 (WATCHDOG_USEC = 1 s: the
-# daemon pings every 0.5 s).
-gap_max=0.6
+# WATCHDOG_USEC = 1 s: the daemon pings every 0.5 s, so the median gap
+# between two WATCHDOG=1 is at most 0.6 s; a busy machine may delay one
+# ping, but none may come later than 0.9 s after the last (systemd would
+# act at 1 s).
+gap_med=0.6
+gap_max=0.9
 
 # 0. No libsystemd (and what it pulls in) in the process.  (ldd's whole
 #    output first: grep -q closing the pipe early would fail the pipeline
@@ -157,21 +160,28 @@ check_ready() {
 }
 
 # check_watchdog NAME SECONDS: for SECONDS after READY=1, WATCHDOG=1
-# at least every $gap_max s (the first counted from READY=1).
+# every $gap_med s or less in the median, and no gap over $gap_max s (the
+# first counted from READY=1).
 check_watchdog() {
 	local out
 	sleep "$2"
-	if out=$(awk -v from="$ready_line" -v max="$gap_max" '
+	if out=$(awk -v from="$ready_line" -v max="$gap_max" -v med="$gap_med" '
 		NR == from { last = $1; start = $1; next }
 		NR > from && $3 == "WATCHDOG=1" {
+			g[n++] = $1 - last
 			if ($1 - last > gap) gap = $1 - last
-			last = $1; n++ }
+			last = $1 }
 		END { if (last - start < 2) { print "only " n " pings"; exit 1 }
-			printf "%d pings, largest gap %.3f s\n", n, gap
-			exit gap > max }' "$tmp/$1.notify"); then
-		t_pass "$1: WATCHDOG=1 every <= $gap_max s ($out)"
+			# insertion sort: a handful of gaps
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && g[j - 1] > g[j]; j--) {
+					t = g[j]; g[j] = g[j - 1]; g[j - 1] = t }
+			m = (n % 2) ? g[(n - 1) / 2] : (g[n / 2 - 1] + g[n / 2]) / 2
+			printf "%d pings, median gap %.3f s, largest %.3f s\n", n, m, gap
+			exit gap > max || m > med }' "$tmp/$1.notify"); then
+		t_pass "$1: WATCHDOG=1 every <= $gap_med s, none later than $gap_max s ($out)"
 	else
-		t_fail "$1: WATCHDOG=1 every <= $gap_max s ($out)"
+		t_fail "$1: WATCHDOG=1 every <= $gap_med s, none later than $gap_max s ($out)"
 		dump_notes "$1"
 	fi
 }
