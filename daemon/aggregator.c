@@ -238,7 +238,7 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 	commit_sweep(a, &rep, now);
 	if (!stopping)
 		roster_note(&a->roster, &rep, now);
-	hostview_log_unmapped(a->view, rep.sweep_id, now);
+	hostview_log_unmapped(a->view, rep.sweep_id, mono0);
 	hostview_stats(a->view, &hs);
 	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
 	          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS%s",

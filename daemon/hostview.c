@@ -16,6 +16,7 @@
 #include "hostsum.h"
 #include "hostview.h"
 #include "log.h"
+#include "ratelog.h"
 #include "nid.h"
 #include "resolver.h"
 
@@ -28,7 +29,7 @@ struct hostview {
 	struct hostsum sums;
 	size_t unmapped, awaiting_dns;
 	char first_unmapped[NID_STR_MAX];
-	uint64_t unmapped_logged;
+	struct ratelog unmapped_rl;  /* the unmapped-clients line */
 	char host[HOSTSUM_HOST_MAX]; /* the last client's */
 	/* A reload's parts, until applied or aborted (NULL: unchanged). */
 	struct hostmap *next_hosts;
@@ -191,14 +192,12 @@ void
 hostview_log_unmapped(struct hostview *v, uint64_t sweep_id, uint64_t now_ns)
 {
 	if (v->unmapped == 0 ||
-	    (v->unmapped_logged != 0 &&
-	        now_ns - v->unmapped_logged < UNMAPPED_LOG_NS))
+	    !ratelog_every(&v->unmapped_rl, now_ns, UNMAPPED_LOG_NS, NULL))
 		return;
 	log_warnx("sweep %" PRIu64 ": %zu clients without a "
 	          "host name (%s, ...): add them to hosts_file, "
 	          "or check DNS",
 	    sweep_id, v->unmapped, v->first_unmapped);
-	v->unmapped_logged = now_ns;
 }
 
 int

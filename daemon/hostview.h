@@ -54,7 +54,7 @@ const struct hostsum_row *hostview_rows(struct hostview *v, size_t *ret_n);
 void hostview_stats(const struct hostview *v, struct hostview_stats *ret);
 
 /* The closed sweep's clients without a name: one line, at most every ten
- * minutes (now_ns: the sweep clock). */
+ * minutes (now_ns: the monotonic clock). */
 void
 hostview_log_unmapped(struct hostview *v, uint64_t sweep_id, uint64_t now_ns);
 

@@ -29,21 +29,13 @@
  * (docs/protocol.md section 6).  A day covers any clock in service. */
 #define AHEAD_MAX_S  86400
 
-/* Whether this occurrence gets its line; *ret_skipped: how many did
- * not since the last one. */
+/* Whether this occurrence gets its line (at most one a minute);
+ * *ret_skipped: how many did not since the last one. */
 static bool
-ratelimit_pass(struct ratelimit *r, uint64_t *ret_skipped)
+ratelimit_pass(struct ratelog *r, uint64_t *ret_skipped)
 {
-	uint64_t now = clock_monotonic_ns();
-
-	if (r->last != 0 && now - r->last < RATELIMIT_NS) {
-		r->skipped++;
-		return false;
-	}
-	*ret_skipped = r->skipped;
-	r->skipped = 0;
-	r->last = now;
-	return true;
+	return ratelog_every(r, clock_monotonic_ns(), RATELIMIT_NS,
+	    ret_skipped);
 }
 
 /* gatherer_networks: in name bound to networks is taken from them only

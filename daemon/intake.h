@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ratelog.h"
+
 struct consumers;
 struct event_base;
 struct keyring;
@@ -26,13 +28,6 @@ struct receiver;
 struct sweeps;
 struct sweeps_ack;
 struct wallclock;
-
-/* A repeating condition: its first line, then at most one a minute
- * saying how many were not logged. */
-struct ratelimit {
-	uint64_t last;    /* monotonic ns of the last line, 0: none yet */
-	uint64_t skipped; /* since then */
-};
 
 struct intake {
 	const struct lh_config *cfg; /* the role's, replaced by a reload */
@@ -52,11 +47,11 @@ struct intake {
 	 * duplicates), held for a ledger entry that cannot be read, and
 	 * refused (batch number or sweep id out of bounds). */
 	uint64_t duplicates, held_batches, refused;
-	struct ratelimit dup_rl, held_rl, refused_rl;
+	struct ratelog dup_rl, held_rl, refused_rl;
 	/* What the decoder left out of SWEEPs counted (docs/protocol.md
 	 * 4.4): records, and records' metadata-op counts. */
 	uint64_t dropped_recs, dropped_ops;
-	struct ratelimit dropped_rl;
+	struct ratelog dropped_rl;
 };
 
 /* Listen, with in's fields but rcv and the counters set by the caller.

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "ledger.h"
 #include "log.h"
+#include "ratelog.h"
 #include "msg.h"
 #include "netroute.h"
 #include "outbox.h"
@@ -47,8 +48,8 @@ struct relay {
 	/* Clients of the sweep being closed that no route takes. */
 	size_t unrouted;
 	char first_unrouted[NID_STR_MAX];
-	uint64_t unrouted_logged;
-	bool save_failing; /* logged once until a save succeeds */
+	struct ratelog unrouted_rl; /* the unrouted-clients line */
+	bool save_failing;          /* logged once until a save succeeds */
 	/* The state file could not be restored (relay_restore() failed):
 	 * never overwritten, should this relay run anyway (a reload). */
 	bool state_refused;
@@ -440,17 +441,15 @@ int
 relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
     size_t nacks)
 {
-	uint64_t now = clock_realtime_ns();
 	bool sealed[NETROUTE_MAX_ROUTES] = {false};
 	size_t i;
 
 	if (r->unrouted > 0 &&
-	    (r->unrouted_logged == 0 ||
-	        now - r->unrouted_logged >= UNROUTED_LOG_NS)) {
+	    ratelog_every(&r->unrouted_rl, clock_monotonic_ns(),
+	        UNROUTED_LOG_NS, NULL)) {
 		log_warnx("sweep %" PRIu64 ": %zu clients on networks no route "
 		          "takes (%s, ...): add a route, or default_route",
 		    sweep_id, r->unrouted, r->first_unrouted);
-		r->unrouted_logged = now;
 	}
 	r->unrouted = 0;
 	/* Number the batches before saving, as a gatherer does: every

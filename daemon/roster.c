@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "ledger.h"
 #include "log.h"
+#include "ratelog.h"
 #include "msg.h"
 #include "roster.h"
 #include "sweeps.h"
@@ -18,9 +19,9 @@
 /* A gatherer that missed sweeps: named once, then every ten minutes. */
 struct roster_missing {
 	char name[MSG_NAME_MAX];
-	uint64_t since;  /* the first sweep it missed */
-	uint64_t logged; /* realtime ns of the last line */
-	uint64_t seen;   /* the last close that found it missing */
+	uint64_t since;    /* the first sweep it missed */
+	struct ratelog rl; /* its "no sweep since" line */
+	uint64_t seen;     /* the last close that found it missing */
 };
 
 /* The entry of name, made if it is new (NULL: out of memory). */
@@ -59,14 +60,14 @@ roster_note(struct roster *r, const struct sweeps_report *rep, uint64_t now)
 		if (m == NULL)
 			continue;
 		m->seen = rep->sweep_id;
-		if (m->logged == 0 || now - m->logged >= MISSING_LOG_NS) {
+		if (ratelog_every(&m->rl, clock_monotonic_ns(), MISSING_LOG_NS,
+		        NULL)) {
 			log_warnx(
 			    "gatherer %s: no sweep since %" PRIu64
 			    " (%.1f s late); its deltas go into the sweep "
 			    "they arrive for",
 			    m->name, m->since,
 			    (double)(now - m->since * CLOCK_NS_PER_S) / 1e9);
-			m->logged = now;
 		}
 	}
 	/* Those no longer missing: say they are back, and forget them. */
