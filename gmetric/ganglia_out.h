@@ -54,7 +54,6 @@ void ganglia_out_put(struct ganglia_out *g, const struct hostsum_row *hosts,
     size_t nhosts, const struct sweeps_fs_total *totals, size_t ntotals,
     uint64_t now_ns);
 
-
 /* Open again at the next refresh; close: drop the sink now. */
 void ganglia_out_reset(struct ganglia_out *g, bool close);
 
