@@ -218,6 +218,19 @@ consumers_reload_apply(struct consumers *cs, const struct lh_config *cfg,
 }
 
 void
+consumers_status(const struct consumers *cs, struct lh_status *st)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		const struct consumer *c = &cs->c[i];
+
+		if (c->ops->status != NULL)
+			c->ops->status(c->ctx, st);
+	}
+}
+
+void
 consumers_log_stats(struct consumers *cs)
 {
 	char line[512];

@@ -37,7 +37,11 @@
 
 struct event_base;
 struct hostsum_row;
+struct hosttotals;
+struct httpd;
 struct keyring;
+struct lh_status;
+struct status_board;
 struct ledger;
 struct lh_config;
 struct sweeps_ack;
@@ -68,6 +72,15 @@ struct consumer_env {
 	const struct lh_config *cfg;
 	const struct keyring *keys;
 	struct ledger *ledger;
+	/* The HTTP listener the question-answering outputs register their
+	 * paths on (httpd.h); NULL when the http section turns it off. */
+	struct httpd *http;
+	/* What the role says of itself, asked at any time (status.h). */
+	const struct status_board *board;
+	/* The counters since they began and the last sweep's rates, per
+	 * (host, fs) and per fs (hosttotals.h): the role updates and saves
+	 * them with the ledger before publish(); read-only here. */
+	const struct hosttotals *totals;
 };
 
 /* Every callback but free may be NULL: nothing to do. */
@@ -98,6 +111,9 @@ struct consumer_ops {
 	void (*reload_apply)(void *ctx, const struct lh_config *cfg,
 	    struct event_base *base);
 	void (*reload_abort)(void *ctx);
+	/* Its part of a status snapshot (status.h): Ganglia's sends, a
+	 * relay's routes. */
+	void (*status)(void *ctx, struct lh_status *st);
 	/* One line of statistics for the log ("" when there is nothing). */
 	void (*stats)(void *ctx, char *buf, size_t size);
 	void (*free)(void *ctx);
@@ -177,6 +193,9 @@ int consumers_reload_prepare(struct consumers *cs, const struct lh_config *old,
 void consumers_reload_apply(struct consumers *cs, const struct lh_config *cfg,
     struct event_base *base);
 void consumers_reload_abort(struct consumers *cs);
+
+/* Each consumer's part of st (status_collect()). */
+void consumers_status(const struct consumers *cs, struct lh_status *st);
 
 /* Each consumer's statistics line, at debug level. */
 void consumers_log_stats(struct consumers *cs);

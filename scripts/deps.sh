@@ -7,7 +7,8 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config python3
 	libevent-dev libssl-dev libconfuse-dev check
-	libganglia1-dev libtirpc-dev)
+	libganglia1-dev libtirpc-dev libjansson-dev libncurses-dev
+	libcurl4-openssl-dev)
 # gmond (never started as a service: see policy-rc.d below) for the demo
 # and the tests that read its XML; iproute2 for ss.
 demo_pkgs=(ganglia-monitor iproute2)
@@ -20,7 +21,7 @@ demo_pkgs=(ganglia-monitor iproute2)
 # scripts/test.sh, docs/testing.md).
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
 	clang-format cppcheck shellcheck dpkg-dev file rpm rpmlint systemd
-	stress-ng)
+	stress-ng prometheus tmux)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in
