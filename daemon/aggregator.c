@@ -327,7 +327,7 @@ static int
 preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 {
 	const struct lh_config *cfg = a->cfg;
-	struct consumer_env env = {cfg, &a->ring, NULL};
+	struct consumer_env env = {.cfg = cfg, .keys = &a->ring};
 	struct sweeps_conf sc;
 	struct lh_err err;
 	char dir[PATH_MAX];

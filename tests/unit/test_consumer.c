@@ -115,7 +115,7 @@ setup(struct consumers *cs)
 {
 	static const struct consumer_kind open[] = {{fake_open, NULL},
 	    {fake_open, NULL}};
-	struct consumer_env env = {NULL, NULL, NULL};
+	struct consumer_env env = {0};
 
 	memset(fakes, 0, sizeof(fakes));
 	nopened = 0;
