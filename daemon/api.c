@@ -35,7 +35,8 @@ api_reply(struct httpd_req *r, int status, const char *message, json_t *data)
 	env = json_pack("{s:b, s:s, s:O?}", "success", status == 200, "message",
 	    message, "data", data);
 	if (env != NULL)
-		text = json_dumps(env, JSON_COMPACT | JSON_ENSURE_ASCII);
+		text = json_dumps(env,
+		    JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
 	json_decref(env);
 	body = evbuffer_new();
 	if (text == NULL || body == NULL ||

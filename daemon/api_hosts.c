@@ -96,7 +96,7 @@ row_counters(const struct hosttotals_row *w, uint64_t last, bool totals)
 static json_t *
 row_json(const struct hosttotals_row *w, uint64_t last, bool with_host)
 {
-	return json_pack("{s:s?, s:s, s:b, s:o, s:o, s:o}", "host",
+	return json_pack("{s:s*, s:s, s:b, s:o, s:o, s:o}", "host",
 	    with_host ? w->host : NULL, "fs", w->fs, "current",
 	    row_current(w, last), "last_sweep", api_uint(w->last_sweep), "rate",
 	    row_counters(w, last, false), "total", row_counters(w, last, true));
