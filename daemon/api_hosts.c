@@ -27,6 +27,7 @@ static const char *const sort_name[] = {"read", "write", "read_ops",
 struct order {
 	int key;       /* a counter, or SORT_HOST */
 	uint64_t last; /* the last closed sweep: older rows rate 0 */
+	const struct hosttotals_row *rows; /* what the indexes sorted index */
 };
 
 static bool
@@ -52,16 +53,14 @@ by_name(const struct hosttotals_row *x, const struct hosttotals_row *y)
 static int
 order_cmp(const void *a, const void *b, void *arg)
 {
-	const struct hosttotals_row *x =
-	    *(const struct hosttotals_row *const *)a;
-	const struct hosttotals_row *y =
-	    *(const struct hosttotals_row *const *)b;
 	const struct order *o = arg;
-	double rx, ry;
+	const struct hosttotals_row *x = &o->rows[*(const size_t *)a];
+	const struct hosttotals_row *y = &o->rows[*(const size_t *)b];
 
 	if (o->key != SORT_HOST) {
-		rx = row_rate(x, o->key, o->last);
-		ry = row_rate(y, o->key, o->last);
+		double rx = row_rate(x, o->key, o->last);
+		double ry = row_rate(y, o->key, o->last);
+
 		if (rx != ry)
 			return rx > ry ? -1 : 1;
 	}
@@ -162,38 +161,38 @@ hosts_query(struct httpd_req *r, const char **ret_fs, struct order *o,
 	return 0;
 }
 
-/* The rows of fs (NULL: all), sorted: a calloc'd array, n in *ret_n;
- * NULL with *ret_n 0 when there are none, NULL otherwise: no memory. */
-static const struct hosttotals_row **
+/* The indexes of the rows of fs (NULL: all), sorted: a calloc'd array, n
+ * in *ret_n; NULL with *ret_n 0 when there are none, NULL otherwise: no
+ * memory.  Indexes rather than pointers: one size_t a row. */
+static size_t *
 select_rows(const struct hosttotals *t, const char *fs, struct order *o,
     size_t *ret_n)
 {
-	const struct hosttotals_row *rows, **sel;
-	size_t n = 0, m = 0;
+	size_t n = 0, m = 0, *sel;
 
 	*ret_n = 0;
-	rows = t ? hosttotals_rows(t, &n) : NULL;
+	o->rows = t ? hosttotals_rows(t, &n) : NULL;
 	if (n == 0)
 		return NULL;
-	sel = calloc(n, sizeof(*sel));
+	sel = calloc(n, sizeof(size_t));
 	if (sel == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (fs == NULL || strcmp(rows[i].fs, fs) == 0)
-			sel[m++] = &rows[i];
-	qsort_r(sel, m, sizeof(*sel), order_cmp, o);
+		if (fs == NULL || strcmp(o->rows[i].fs, fs) == 0)
+			sel[m++] = i;
+	qsort_r(sel, m, sizeof(size_t), order_cmp, o);
 	*ret_n = m;
 	return sel;
 }
 
 static json_t *
-rows_json(const struct hosttotals_row **sel, size_t n, uint64_t last)
+rows_json(const struct order *o, const size_t *sel, size_t n)
 {
 	json_t *list = json_array();
 
 	for (size_t i = 0; list != NULL && i < n; i++) {
-		if (json_array_append_new(list, row_json(sel[i], last, true)) <
-		    0) {
+		if (json_array_append_new(list,
+		        row_json(&o->rows[sel[i]], o->last, true)) < 0) {
 			json_decref(list);
 			return NULL;
 		}
@@ -204,8 +203,8 @@ rows_json(const struct hosttotals_row **sel, size_t n, uint64_t last)
 static void
 hosts_list(const struct api *a, struct httpd_req *r)
 {
-	const struct hosttotals_row **sel;
 	struct order o;
+	size_t *sel;
 	const char *fs;
 	size_t n, limit;
 	json_t *data;
@@ -221,7 +220,7 @@ hosts_list(const struct api *a, struct httpd_req *r)
 	data = json_pack("{s:o, s:s?, s:s, s:I, s:I, s:o}", "sweep",
 	    api_uint(o.last), "fs", fs, "sort", sort_name[o.key], "limit",
 	    (json_int_t)limit, "matched", (json_int_t)n, "hosts",
-	    rows_json(sel, n < limit ? n : limit, o.last));
+	    rows_json(&o, sel, n < limit ? n : limit));
 	free(sel);
 	if (data == NULL)
 		api_fail(r, 500, "out of memory");
@@ -326,7 +325,8 @@ api_totals_summary(const struct api *a)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		names[i] = rows[i].host;
-	qsort(names, n, sizeof(*names), names_cmp);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), names_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
 			hosts++;
@@ -350,7 +350,8 @@ api_filesystems(const struct api *a)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		names[i] = fss[i].fs;
-	qsort(names, n, sizeof(*names), names_cmp);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), names_cmp);
 	list = json_array();
 	for (size_t i = 0; list != NULL && i < n; i++) {
 		if (json_array_append_new(list, json_string(names[i])) < 0) {

@@ -76,8 +76,7 @@ print_gatherers(const json_t *d)
 	             "%.0f missing, %.0f late\n",
 	    lhj_num(g, "known"), lhj_num(g, "connected"),
 	    lhj_num(g, "expected"), lhj_num(g, "missing"), lhj_num(g, "late"));
-	json_array_foreach(list, i, e)
-	{
+	for (i = 0; (e = json_array_get(list, i)) != NULL; i++) {
 		units_time(t, sizeof(t), lhj_num(e, "last_sweep"));
 		(void)printf("  %-20s %-22s %-12s last sweep %s, %.0f batches, "
 		             "%.0f sweeps missed\n",
@@ -103,7 +102,8 @@ print_stats(const json_t *d)
 	(void)printf("counters: %.0f hosts, %.0f (host, filesystem) rows, %.0f "
 	             "refused by the cap; filesystems:",
 	    lhj_num(t, "hosts"), lhj_num(t, "rows"), lhj_num(t, "refused"));
-	json_array_foreach(fs, i, e)(void) printf(" %s", json_string_value(e));
+	for (i = 0; (e = json_array_get(fs, i)) != NULL; i++)
+		(void)printf(" %s", json_string_value(e));
 	(void)printf("%s\n", json_array_size(fs) ? "" : " none yet");
 	(void)printf("batches: %.0f duplicates, %.0f refused\n",
 	    lhj_num(b, "duplicates"), lhj_num(b, "refused"));
@@ -162,13 +162,14 @@ lharvest_status(struct lhc *c, int argc, char **argv)
 static void
 print_mdops(json_t *md)
 {
-	const char *op;
-	const json_t *v;
 	char r[32], t[32];
 	int n = 0;
 
-	json_object_foreach(md, op, v)
-	{
+	for (void *it = json_object_iter(md); it != NULL;
+	     it = json_object_iter_next(md, it)) {
+		const char *op = json_object_iter_key(it);
+		const json_t *v = json_object_iter_value(it);
+
 		units_count(r, sizeof(r), lhj_num(v, "rate"));
 		units_count(t, sizeof(t), lhj_num(v, "total"));
 		(void)printf("%s%s %s/s (%s)", n++ % 4 ? ", " : "\n    ", op, r,
@@ -208,7 +209,7 @@ lharvest_host(struct lhc *c, int argc, char **argv)
 {
 	int json = 0, i = lharvest_opts(argc, argv, &json, host_usage);
 	char path[1024], t[32], *esc;
-	const json_t *f;
+	const json_t *f, *fss;
 	json_t *d;
 	size_t k;
 
@@ -230,7 +231,9 @@ lharvest_host(struct lhc *c, int argc, char **argv)
 	(void)printf("%s (last sweep %s)\n%-12s %5s %12s %12s %10s %10s\n",
 	    lhj_str(d, "host"), t, "FILESYSTEM", "", "READ", "WRITE", "OSS OPS",
 	    "MDS OPS");
-	json_array_foreach(json_object_get(d, "filesystems"), k, f) print_fs(f);
+	fss = json_object_get(d, "filesystems");
+	for (k = 0; (f = json_array_get(fss, k)) != NULL; k++)
+		print_fs(f);
 	json_decref(d);
 	return 0;
 }

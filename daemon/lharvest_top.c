@@ -59,8 +59,7 @@ take_filesystems(struct top *t)
 	size_t i;
 
 	t->nfs = 0;
-	json_array_foreach(list, i, e)
-	{
+	for (i = 0; (e = json_array_get(list, i)) != NULL; i++) {
 		if (t->nfs == TOP_FS_MAX || !json_is_string(e))
 			break;
 		(void)snprintf(t->fss[t->nfs++], TOP_NAME_MAX, "%s",
@@ -147,8 +146,7 @@ draw_rows(const struct top *t)
 	size_t i;
 	int y = 3;
 
-	json_array_foreach(list, i, e)
-	{
+	for (i = 0; (e = json_array_get(list, i)) != NULL; i++) {
 		const json_t *r = json_object_get(e, "rate");
 		char a[4][32];
 
