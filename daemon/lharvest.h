@@ -39,6 +39,12 @@ int lhc_get(struct lhc *c, const char *path, json_t **ret_data, char *msg,
 
 void lhc_close(struct lhc *c);
 
+/* body (n bytes) as an envelope: 0 with *ret_data and the message in msg
+ * (as lhc_get()), -1 (success false: its message in msg) or -2 (not an
+ * envelope; msg untouched). */
+int lhc_envelope(const char *body, size_t n, json_t **ret_data, char *msg,
+    size_t msgsize);
+
 /* c asks at "host:port" ("[v6]:port"), or at a unix socket.  0, or -1
  * (not an address). */
 int lhc_set_tcp(struct lhc *c, const char *hostport);

@@ -119,32 +119,20 @@ lhc_get(struct lhc *c, const char *path, json_t **ret_data, char *msg,
     size_t msgsize)
 {
 	struct body b = {0};
-	json_t *env = NULL, *ok, *m;
 	long status = 0;
-	int ret = -1;
+	int ret;
 
-	if (fetch(c, path, &b, &status, msg, msgsize) < 0)
-		goto out;
-	env = json_loadb(b.p ? b.p : "", b.n, 0, NULL);
-	ok = json_object_get(env, "success");
-	m = json_object_get(env, "message");
-	if (!json_is_boolean(ok) || !json_is_string(m)) {
+	if (fetch(c, path, &b, &status, msg, msgsize) < 0) {
+		free(b.p);
+		return -1;
+	}
+	ret = lhc_envelope(b.p ? b.p : "", b.n, ret_data, msg, msgsize);
+	free(b.p);
+	if (ret == -2)
 		(void)snprintf(msg, msgsize,
 		    "lharvestd at %s: not an answer of its API (HTTP %ld)",
 		    c->where, status);
-		goto out;
-	}
-	(void)snprintf(msg, msgsize, "%s", json_string_value(m));
-	if (!json_is_true(ok))
-		goto out;
-	*ret_data = json_incref(json_object_get(env, "data"));
-	if (*ret_data == NULL)
-		*ret_data = json_null();
-	ret = 0;
-out:
-	json_decref(env);
-	free(b.p);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }
 
 void
