@@ -122,7 +122,7 @@ parse_path(struct httpreq *r, const char *s, size_t n, struct out *o,
 	for (i = 0; i < r->nseg; i++) {
 		size_t sl = strlen(r->seg[i]);
 
-		if (len + sl + 1 > sizeof(r->path) - 1)
+		if (len + (i > 0 ? 1 : 0) + sl >= sizeof(r->path))
 			return lh_err_set(err, 0, -EINVAL, "target too long");
 		if (i > 0)
 			r->path[len++] = '/';
