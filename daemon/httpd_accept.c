@@ -156,15 +156,14 @@ httpd_bevcb(struct event_base *base, void *arg)
 }
 
 static void
-refuse(struct httpd_conn *c, const char *why)
+refuse(struct httpd_conn *c, struct ratelog *rl, const char *why)
 {
 	struct httpd *h = c->h;
 	uint64_t skipped = 0;
 
 	conn_close(c);
 	h->st.refused++;
-	if (ratelog_every(&h->rl_refused, clock_monotonic_ns(), REFUSE_LOG_NS,
-	        &skipped))
+	if (ratelog_every(rl, clock_monotonic_ns(), REFUSE_LOG_NS, &skipped))
 		log_warnx("http: connection refused: %s (%llu more since the "
 		          "last line)",
 		    why, (unsigned long long)skipped);
@@ -201,11 +200,11 @@ admit_one(struct httpd *h, struct httpd_conn *c)
 	h->nnew--;
 	c->state = HTTPD_REFUSED;
 	if (fd < 0 || !allowed(h, fd)) {
-		refuse(c, "not in http { allow }");
+		refuse(c, &h->rl_allow, "not in http { allow }");
 		return;
 	}
 	if (h->nconns >= h->conf.max_conns) {
-		refuse(c, "http { max_connections } open");
+		refuse(c, &h->rl_full, "http { max_connections } open");
 		return;
 	}
 	c->state = HTTPD_OPEN;

@@ -108,7 +108,7 @@ struct httpd {
 	struct event *admit;            /* after evhttp accepted some */
 	struct event *reap_now;         /* after evhttp closed one */
 	bool paused;                    /* accepting stopped for a batch */
-	struct ratelog rl_refused;
+	struct ratelog rl_allow, rl_full; /* refusals, a line a minute */
 	struct httpd_stats st;
 	struct httpreq parsed; /* the request being dispatched */
 	char addr[200];
