@@ -24,6 +24,7 @@
 #include "consumer.h"
 #include "err.h"
 #include "hostview.h"
+#include "htotals.h"
 #include "intake.h"
 #include "keyfile.h"
 #include "ledger.h"
@@ -49,6 +50,8 @@ struct aggregator {
 	struct sweeps *sweeps;
 	struct hostview *view; /* NID -> host, shared by the outputs */
 	struct consumers outs; /* main.c's choice for the role */
+	struct htotals
+	    totals_file; /* per-host counters, saved with the ledger */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -165,12 +168,17 @@ commit_sweep(struct aggregator *a, const struct sweeps_report *rep,
 
 	rc = consumers_save(&a->outs, rep->sweep_id, rep->acks, rep->nacks);
 	if (rc < 0)
-		return;
+		return; /* the acks are lost: the resends bring the deltas */
 	acks = consumers_held(&a->outs, &n);
-	if (rc == 1)
-		ledger_record(a, acks, n);
 	if (a->mapping)
 		cs.hosts = hostview_rows(a->view, &cs.nhosts);
+	/* The counters before the ledger (hosttotals.h): marked with the
+	 * batches the ledger is about to learn, when it does. */
+	htotals_add(&a->totals_file, rep->sweep_id, cs.hosts, cs.nhosts,
+	    a->totals, a->ntotals);
+	htotals_save(&a->totals_file, rc == 1 ? acks : NULL, rc == 1 ? n : 0);
+	if (rc == 1)
+		ledger_record(a, acks, n);
 	consumers_publish(&a->outs, &cs);
 	if (rc == 0)
 		return;
@@ -190,6 +198,8 @@ save_held(struct aggregator *a)
 	if (consumers_save(&a->outs, a->closing, NULL, 0) != 1)
 		return -1;
 	acks = consumers_held(&a->outs, &n);
+	if (n > 0)
+		htotals_save(&a->totals_file, acks, n);
 	ledger_record(a, acks, n);
 	return 0;
 }
@@ -347,6 +357,9 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 		return -1;
 	}
 	env.ledger = a->ledger;
+	if (htotals_open(&a->totals_file, cfg->state_dir, a->ledger) < 0)
+		return -1;
+	env.totals = a->totals_file.t;
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;
@@ -524,6 +537,7 @@ teardown(struct aggregator *a)
 	loop_free(&a->loop);
 	sweeps_free(a->sweeps);
 	ledger_free(a->ledger);
+	htotals_free(&a->totals_file);
 	keyring_clear(&a->ring);
 	roster_free(&a->roster);
 	config_free(a->cfg);
