@@ -33,7 +33,9 @@
 #include "roster.h"
 #include "msg.h"
 #include "statedir.h"
+#include "status.h"
 #include "sweeps.h"
+#include "sweepstat.h"
 #include "wallclock.h"
 
 #define LOCK_FILE  "aggregator.lock"
@@ -50,8 +52,10 @@ struct aggregator {
 	struct sweeps *sweeps;
 	struct hostview *view; /* NID -> host, shared by the outputs */
 	struct consumers outs; /* main.c's choice for the role */
-	struct htotals
-	    totals_file; /* per-host counters, saved with the ledger */
+	/* Per-host counters, saved with the ledger (htotals.h). */
+	struct htotals totals_file;
+	struct status_board board; /* what the outputs ask of the role */
+	struct sweepstat stat;     /* the role's part of it */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -215,6 +219,19 @@ save_on_stop(struct aggregator *a)
 		consumers_release(&a->outs);
 }
 
+/* The role's part of a status snapshot (status.h). */
+static void
+fill_status(void *arg, struct lh_status *st)
+{
+	const struct aggregator *a = arg;
+
+	sweepstat_fill(&a->stat, a->cfg, st);
+	roster_status(&a->roster, a->cfg, st);
+	st->duplicates = a->in.duplicates;
+	st->refused = a->in.refused;
+	hostview_dns_status(a->view, a->cfg, &st->dns);
+}
+
 /* This process's CPU time (user and system), ns. */
 static uint64_t
 cpu_ns(void)
@@ -250,6 +267,7 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 		roster_note(&a->roster, &rep, now);
 	hostview_log_unmapped(a->view, rep.sweep_id, mono0);
 	hostview_stats(a->view, &hs);
+	sweepstat_closed(&a->stat, &rep, &hs, mono0);
 	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
 	          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS%s",
 	    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, hs.hosts,
@@ -360,6 +378,9 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 	if (htotals_open(&a->totals_file, cfg->state_dir, a->ledger) < 0)
 		return -1;
 	env.totals = a->totals_file.t;
+	a->board = (struct status_board){fill_status, a, &a->outs};
+	env.board = &a->board;
+	sweepstat_init(&a->stat);
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;
@@ -517,7 +538,8 @@ setup(struct aggregator *a)
 	    .outs = &a->outs,
 	    .clock = &a->clock,
 	    .counted = counted,
-	    .arg = a};
+	    .arg = a,
+	    .roster = &a->roster};
 	if (intake_start(&a->in, a->base) < 0 ||
 	    consumers_start(&a->outs, a->base) < 0)
 		return -1;

@@ -97,7 +97,12 @@ struct lh_status {
 	size_t nroutes;
 };
 
-/* Fills the role's part of st. */
+/* Fills the role's part of st.  A filler (this, or a consumer's
+ * status()) that cannot allocate an array sets its count and leaves the
+ * array NULL: status_collect() then fails with -ENOMEM.
+ *
+ * Not filled (always 0): status_route.queued_bytes (an outbox does not
+ * know the encoded size of what it holds without encoding it). */
 typedef void (*status_fill_fn)(void *arg, struct lh_status *st);
 
 /* Where the outputs ask (consumer_env.board): the role and its outputs. */
