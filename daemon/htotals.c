@@ -128,10 +128,10 @@ htotals_add(struct htotals *h, uint64_t sweep_id,
 {
 	bool nomem = false;
 	size_t i;
-	int rc;
 
 	for (i = 0; i < nrows; i++) {
-		rc = hosttotals_add(h->t, sweep_id, &rows[i]);
+		int rc = hosttotals_add(h->t, sweep_id, &rows[i]);
+
 		if (rc == 1 && !h->capped) {
 			log_warnx("totals: %zu (host, filesystem) rows, the "
 			          "most kept: %s in %s and later new ones are "

@@ -60,6 +60,7 @@ struct relay {
 	bool state_refused;
 	/* Restore: clients of routes no longer configured. */
 	size_t rerouted, lost;
+	uint64_t clients_sweep; /* the sweep of the routes' clients_last */
 };
 
 int
@@ -465,8 +466,10 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		struct route *rt = &r->routes[i];
 
 		sealed[i] = route_seal(r, rt);
-		rt->clients_last = rt->clients;
-		rt->clients = 0;
+		if (sweep_id != r->clients_sweep) { /* not a save again */
+			rt->clients_last = rt->clients;
+			rt->clients = 0;
+		}
 		if (rt->up.ob.dropped > rt->dropped_logged) {
 			log_warnx("route %s: %" PRIu64 " client records "
 			          "dropped: more clients than an outbox holds",
@@ -475,6 +478,7 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 			rt->dropped_logged = rt->up.ob.dropped;
 		}
 	}
+	r->clients_sweep = sweep_id;
 	if (save(r, acks, nacks) < 0) {
 		/* What could not be saved must not be sent: back to pending,
 		 * sealed again with the next sweep's. */
@@ -513,17 +517,22 @@ relay_free(struct relay *r)
 	free(r);
 }
 
-/* A route's networks as one string: "o2ib2, tcp102". */
+/* A route's networks as one string: "o2ib2, tcp102", with "*" when it
+ * is the default route. */
 static void
-nets_of(const struct lh_route *rc, char *out, size_t size)
+nets_of(const struct lh_route *rc, bool dflt, char *out, size_t size)
 {
 	size_t i, len = 0;
-	int w;
 
 	out[0] = '\0';
-	for (i = 0; i < rc->nnetworks && len < size; i++) {
+	for (i = 0; i <= rc->nnetworks && len < size; i++) {
+		const char *net = i < rc->nnetworks ? rc->networks[i] : "*";
+		int w;
+
+		if (i == rc->nnetworks && !dflt)
+			break;
 		w = snprintf(out + len, size - len, "%s%s", i > 0 ? ", " : "",
-		    rc->networks[i]);
+		    net);
 		if (w < 0)
 			break;
 		len += (size_t)w;
@@ -552,7 +561,8 @@ relay_status(const struct relay *r, struct status_route **ret, size_t *ret_n)
 		(void)snprintf(v[i].dest, sizeof(v[i].dest),
 		    strchr(rt->conf->host, ':') != NULL ? "[%s]:%u" : "%s:%u",
 		    rt->conf->host, rt->conf->port);
-		nets_of(rt->conf, v[i].nets, sizeof(v[i].nets));
+		nets_of(rt->conf, (int)i == r->cfg->default_route, v[i].nets,
+		    sizeof(v[i].nets));
 		v[i].connected =
 		    rt->up.snd != NULL && sender_connected(rt->up.snd);
 		v[i].queued_batches =

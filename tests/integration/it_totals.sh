@@ -36,7 +36,6 @@ interval=2
 deadline=0.5
 servers=(mds1 oss1 oss2)
 R=$tmp/sim
-faults=$tmp/faults.txt
 t_start=$EPOCHREALTIME
 declare -A gpid=()
 agg_pid=
@@ -158,7 +157,6 @@ sleep 4
 
 # SIGTERM: the open sweep closed with what arrived, counters and ledger
 # saved; started again 1 s later.
-t1=$EPOCHREALTIME
 if term "$agg_pid" aggregator; then
 	t_pass "the aggregator exited 0 on SIGTERM"
 else
