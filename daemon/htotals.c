@@ -129,6 +129,7 @@ htotals_add(struct htotals *h, uint64_t sweep_id,
 	bool nomem = false;
 	size_t i;
 
+	h->dirty = h->dirty || nrows > 0 || nfs > 0;
 	for (i = 0; i < nrows; i++) {
 		int rc = hosttotals_add(h->t, sweep_id, &rows[i]);
 
@@ -156,6 +157,10 @@ htotals_save(struct htotals *h, const struct sweeps_ack *acks, size_t nacks)
 	size_t i;
 	int rc = 0;
 
+	/* An idle sweep (no batch, nothing counted) changes nothing: the
+	 * file stays, unless the last save failed. */
+	if (!h->dirty && nacks == 0 && !h->rl.failing)
+		return;
 	for (i = 0; i < nacks && rc == 0; i++)
 		rc = hosttotals_mark(h->t, acks[i].sender, acks[i].batch);
 	if (rc == 0)
@@ -163,6 +168,7 @@ htotals_save(struct htotals *h, const struct sweeps_ack *acks, size_t nacks)
 	else
 		(void)lh_err_set(&err, 0, rc, "out of memory");
 	if (rc == 0) {
+		h->dirty = false;
 		if (ratelog_recover(&h->rl))
 			log_warnx("%s: written again after %" PRIu64
 			          " failed saves",

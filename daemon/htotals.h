@@ -30,6 +30,7 @@ struct htotals {
 	bool capped;       /* the cap's line was logged */
 	struct ratelog rl; /* saving fails: one line, one when it works */
 	uint64_t failed;   /* saves failed in the current outage */
+	bool dirty;        /* changed since the last save */
 };
 
 /*
