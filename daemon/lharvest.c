@@ -61,7 +61,9 @@ lharvest_opts(int argc, char **argv, int *json, const char *usage_line)
 	};
 	int ch;
 
-	optind = 1;
+	/* 0, not 1: glibc starts afresh, permuting again (main()'s parse
+	 * stopped at the command), so "host node1 --json" works. */
+	optind = 0;
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
