@@ -164,7 +164,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	} else if (lharvest_locate(&c, conf, DEFAULT_CONFIG) < 0) {
-		return 2;
+		return 1; /* no address to ask: as good as unreachable */
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		(void)fprintf(stderr, "lharvest: cannot initialise libcurl\n");
