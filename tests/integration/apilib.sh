@@ -72,7 +72,10 @@ api_start() {
 		ganglia { gmond_conf = "$tmp/send.conf" }
 		gatherers = { "mds1", "oss1", "oss2" }
 		metadata_ops = { "all" }
-		http { listen = "127.0.0.1:0" }
+		http {
+			listen = "127.0.0.1:0"
+			socket = "$tmp/http.sock"
+		}
 	EOF
 	agg_log=$tmp/agg.log
 	"$bin" -d -v -f "$tmp/agg.conf" >"$tmp/agg.out" 2>"$agg_log" &

@@ -87,6 +87,16 @@ PY
 "$lharvest" -H "$http" host node05 >"$tmp/l-host.txt" 2>&1
 t_check "lharvest host node05: one line of rates and one of totals per filesystem" \
 	bash -c "grep -qE '^scratch +now +[0-9.]+ [KMG]iB/s' '$tmp/l-host.txt' && grep -qE '^ +total +[0-9.]+ [KMGT]iB' '$tmp/l-host.txt'"
+# Found from a configuration's http section: its TCP address, or its
+# unix socket when listen is off; and -S.
+printf 'role = "aggregator"\nhttp { listen = "%s" }\n' "$http" >"$tmp/cli-tcp.conf"
+printf 'role = "aggregator"\nhttp {\n listen = ""\n socket = "%s"\n}\n' "$tmp/http.sock" >"$tmp/cli-sock.conf"
+for how in "-f $tmp/cli-tcp.conf" "-f $tmp/cli-sock.conf" "-S $tmp/http.sock"; do
+	# shellcheck disable=SC2086 # $how is two words on purpose
+	"$lharvest" $how status --json >"$tmp/l-how.json" 2>"$tmp/l.err"
+	t_check "lharvest ${how%% *} ${how##*/} status --json: answered" \
+		py "$tmp/l-how.json" <<<'import json, sys; sys.exit(json.load(open(sys.argv[1]))["name"] != "agg")'
+done
 "$lharvest" -H "$http" host node99 >"$tmp/l-99.out" 2>&1
 rc=$?
 t_check "lharvest host node99: status 1 and the daemon's message" \
