@@ -25,6 +25,7 @@
 #include "err.h"
 #include "hostview.h"
 #include "htotals.h"
+#include "httpd.h"
 #include "intake.h"
 #include "keyfile.h"
 #include "ledger.h"
@@ -56,6 +57,7 @@ struct aggregator {
 	struct htotals totals_file;
 	struct status_board board; /* what the outputs ask of the role */
 	struct sweepstat stat;     /* the role's part of it */
+	struct httpd *http;        /* the outputs' listener; NULL: off */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -381,6 +383,11 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 	a->board = (struct status_board){fill_status, a, &a->outs};
 	env.board = &a->board;
 	sweepstat_init(&a->stat);
+	/* The HTTP listener first: the outputs register their paths on it
+	 * when they start (httpd.h). */
+	if (httpd_new(cfg, &a->http) < 0)
+		return -1;
+	env.http = a->http;
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;
@@ -436,6 +443,14 @@ reload_prepare(struct aggregator *a, const struct lh_config *cfg,
 		return -1;
 	if (intake_reload_prepare(&a->in, a->base, cfg) < 0)
 		return -1;
+	if (a->http == NULL &&
+	    (cfg->http_listen_host != NULL || cfg->http_socket != NULL)) {
+		log_warnx("%s: http: turning the listener on needs a restart",
+		    cfg->path);
+		return -1;
+	}
+	if (httpd_reload_prepare(a->http, cfg) < 0)
+		return -1;
 	rc = consumers_reload_prepare(&a->outs, a->cfg, cfg);
 	if (rc < 0)
 		return -1;
@@ -449,6 +464,7 @@ reload_abort(struct aggregator *a, struct reload_parts *p)
 	keyring_clear(&p->ring);
 	hostview_reload_abort(a->view);
 	intake_reload_abort(&a->in);
+	httpd_reload_abort(a->http);
 	consumers_reload_abort(&a->outs);
 }
 
@@ -465,6 +481,7 @@ reload_apply(struct aggregator *a, struct lh_config *cfg,
 	hostview_reload_apply(a->view);
 	a->cfg = cfg;
 	intake_reload_apply(&a->in, a->base, cfg);
+	httpd_reload_apply(a->http, cfg);
 	consumers_reload_apply(&a->outs, cfg, a->base);
 	sweeps_conf_of(cfg, &sc);
 	if (sweeps_reconfigure(a->sweeps, &sc) < 0)
@@ -543,6 +560,9 @@ setup(struct aggregator *a)
 	if (intake_start(&a->in, a->base) < 0 ||
 	    consumers_start(&a->outs, a->base) < 0)
 		return -1;
+	/* After the outputs registered their paths. */
+	if (a->http != NULL && httpd_start(a->http, a->base) < 0)
+		return -1;
 	loop_on_reload(&a->loop, reload, a);
 	close_ready(a);
 	return 0;
@@ -553,6 +573,7 @@ teardown(struct aggregator *a)
 {
 	intake_free(&a->in);
 	consumers_free(&a->outs);
+	httpd_free(a->http);
 	hostview_free(a->view);
 	if (a->close_timer != NULL)
 		event_free(a->close_timer);
@@ -600,6 +621,7 @@ aggregator_run(struct lh_config *cfg, bool detach,
 		goto out;
 	if (setup(&a) == 0) {
 		log_started(&a);
+		httpd_log_started(a.http);
 		loop_run(&a.loop);
 		stop_sweep(&a);
 		save_on_stop(&a);

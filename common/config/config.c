@@ -131,6 +131,7 @@ config_free(struct lh_config *c)
 	free(c->name);
 	free(c->user);
 	free_list(c->deprecations, c->ndeprecations);
+	cfghttp_free(c);
 	free(c);
 }
 

@@ -53,6 +53,13 @@ enum lh_role {
 #define CONFIG_DEFAULT_ACCEPT_RATE    100
 #define CONFIG_DEFAULT_ACCEPT_BURST   256
 
+/* The HTTP listener (http { }, daemon/httpd.h). */
+#define CONFIG_DEFAULT_HTTP_LISTEN     "127.0.0.1:8023"
+#define CONFIG_DEFAULT_HTTP_PORT       8023
+#define CONFIG_DEFAULT_HTTP_MAX_CONN   64
+#define CONFIG_DEFAULT_HTTP_MAX_HEADER 8192
+#define CONFIG_DEFAULT_HTTP_TIMEOUT    10
+
 /* A relay's downstream: the aggregator (or relay) of one cluster, and
  * the LNet networks of its clients (route sections, netroute.h). */
 struct lh_route {
@@ -125,6 +132,17 @@ struct lh_config {
 	size_t nroutes;
 	int default_route; /* index into routes, -1: none */
 	bool spoof;        /* also spoof the site-wide view into gmond */
+	/* The HTTP listener (http { }, daemon/httpd.h); aggregator, relay.
+	 * No TCP when http_listen_host is NULL (listen = ""). */
+	char *http_listen_host; /* numeric, no brackets */
+	unsigned http_listen_port;
+	bool http_listen_set; /* listen written in the file (not the default) */
+	char *http_socket;    /* unix socket path, NULL: none */
+	struct cidr *http_allow; /* empty: every address */
+	size_t nhttp_allow;
+	unsigned http_max_connections;
+	unsigned http_max_header_size; /* bytes */
+	unsigned http_timeout;         /* seconds */
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
@@ -182,6 +200,9 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  *   "resolver"  dns, dns_servers
  *   "hosts"     hosts_file, rewrites (not the hosts file's contents)
  *   "sweeps"    interval, deadline_ms, gatherers
+ *   "http"      every http_* field (the http { } section)
+ *   "http_listen"  http_listen_host, http_listen_port, http_listen_set,
+ *               http_socket: where the HTTP listener's sockets are
  *
  * An unknown section compares unequal, so a typo rebuilds rather than
  * misses a change.
