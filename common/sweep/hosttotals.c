@@ -313,6 +313,13 @@ hosttotals_last_sweep(const struct hosttotals *t)
 	return t->last_sweep;
 }
 
+void
+hosttotals_closed(struct hosttotals *t, uint64_t sweep_id)
+{
+	if (sweep_id > t->last_sweep)
+		t->last_sweep = sweep_id;
+}
+
 const struct hosttotals_row *
 hosttotals_rows(const struct hosttotals *t, size_t *ret_n)
 {

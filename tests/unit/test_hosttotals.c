@@ -81,6 +81,12 @@ START_TEST(sums_rows)
 	/* Interned: one copy of each name. */
 	ck_assert_ptr_eq(v[0].host, v[1].host);
 	ck_assert_ptr_eq(v[0].fs, v[2].fs);
+	/* An empty sweep closes: no row is in it. */
+	hosttotals_closed(t, 140);
+	ck_assert_uint_eq(hosttotals_last_sweep(t), 140);
+	hosttotals_closed(t, 100); /* never back */
+	ck_assert_uint_eq(hosttotals_last_sweep(t), 140);
+	ck_assert_uint_eq(get(t, "n1", "scratch")->last_sweep, 120);
 	hosttotals_free(t);
 }
 END_TEST
