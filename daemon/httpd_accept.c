@@ -176,6 +176,7 @@ allowed(const struct httpd *h, evutil_socket_t fd)
 	socklen_t len = sizeof(ss);
 	size_t i;
 
+	memset(&ss, 0, sizeof(ss));
 	if (h->conf.nallow == 0)
 		return true;
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
@@ -191,8 +192,10 @@ allowed(const struct httpd *h, evutil_socket_t fd)
 
 static void deadline_cb(evutil_socket_t fd, short what, void *arg);
 
+/* c, when the allow list and the cap (with gone of those open closed
+ * already) let it in. */
 static void
-admit_one(struct httpd *h, struct httpd_conn *c)
+admit_one(struct httpd *h, struct httpd_conn *c, size_t gone)
 {
 	const struct timeval tv = {(time_t)h->conf.timeout, 0};
 	evutil_socket_t fd = bufferevent_getfd(c->bev);
@@ -203,7 +206,7 @@ admit_one(struct httpd *h, struct httpd_conn *c)
 		refuse(c, &h->rl_allow, "not in http { allow }");
 		return;
 	}
-	if (h->nconns >= h->conf.max_conns) {
+	if (h->nconns - gone >= h->conf.max_conns) {
 		refuse(c, &h->rl_full, "http { max_connections } open");
 		return;
 	}
@@ -222,14 +225,22 @@ httpd_admit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct httpd *h = arg;
 	struct httpd_conn *c;
+	/* Those evhttp closed since the last tick make room (and go
+	 * below). */
+	size_t gone = 0;
 
 	(void)fd;
 	(void)what;
-	httpd_reap(h);
+	TAILQ_FOREACH(c, &h->conns, entry) {
+		/* cppcheck-suppress uninitvar */
+		if (c->state == HTTPD_OPEN && released(c))
+			gone++;
+	}
 	TAILQ_FOREACH(c, &h->conns, entry) {
 		if (c->state == HTTPD_NEW)
-			admit_one(h, c);
+			admit_one(h, c, gone);
 	}
+	httpd_reap(h);
 	if (h->paused) {
 		h->paused = false;
 		httpd_sock_pause(h, false);
@@ -355,6 +366,7 @@ httpd_conn_of(struct httpd *h, struct evhttp_request *req)
 	struct httpd_conn *c;
 
 	TAILQ_FOREACH(c, &h->conns, entry) {
+		/* cppcheck-suppress uninitvar */
 		if (c->bev == bev)
 			return c;
 	}

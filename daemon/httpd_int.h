@@ -78,6 +78,8 @@ struct httpd_conn {
 	bool line_ok;    /* its request line is a GET or HEAD */
 };
 
+TAILQ_HEAD(httpd_conns, httpd_conn);
+
 struct httpd_route {
 	char *path;
 	size_t len;
@@ -101,13 +103,13 @@ struct httpd {
 	struct httpd_sock tcp, unx;
 	struct httpd_route *routes;
 	size_t nroutes, routecap;
-	TAILQ_HEAD(, httpd_conn) conns; /* every one we follow */
-	size_t nconns;                  /* admitted, not yet closed */
-	size_t nnew;                    /* accepted, not yet admitted */
-	struct event *tick;             /* each second: reap, resume */
-	struct event *admit;            /* after evhttp accepted some */
-	struct event *reap_now;         /* after evhttp closed one */
-	bool paused;                    /* accepting stopped for a batch */
+	struct httpd_conns conns;         /* every one we follow */
+	size_t nconns;                    /* admitted, not yet closed */
+	size_t nnew;                      /* accepted, not yet admitted */
+	struct event *tick;               /* each second: reap, resume */
+	struct event *admit;              /* after evhttp accepted some */
+	struct event *reap_now;           /* after evhttp closed one */
+	bool paused;                      /* accepting stopped for a batch */
 	struct ratelog rl_allow, rl_full; /* refusals, a line a minute */
 	struct httpd_stats st;
 	struct httpreq parsed; /* the request being dispatched */

@@ -26,7 +26,9 @@
 #include "httpd_int.h"
 #include "log.h"
 
-#define HTTPD_BACKLOG 128
+/* A burst of scrapers waits here, never refused by the kernel (whose
+ * SYN retries would delay them by seconds); SOMAXCONN caps it. */
+#define HTTPD_BACKLOG 1024
 
 static int
 sock_addr(const struct httpd_conf *c, struct sockaddr_storage *ss,
@@ -61,6 +63,7 @@ sock_name(struct httpd_sock *s, int family)
 	const void *a;
 	unsigned port;
 
+	memset(&ss, 0, sizeof(ss));
 	if (getsockname(s->fd, (struct sockaddr *)&ss, &len) < 0)
 		return;
 	if (family == AF_INET) {

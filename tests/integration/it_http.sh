@@ -22,6 +22,8 @@ bin=$1
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 # shellcheck source=agglib.sh
 . "$(dirname "$0")/agglib.sh"
+# shellcheck source=../ganglia/sanitizer.sh
+. "$src/tests/ganglia/sanitizer.sh"
 sim=(python3 "$src/tests/sim/lustresim.py")
 probe=(python3 "$src/tests/integration/httpprobe.py")
 interval=2
@@ -181,19 +183,27 @@ fi
 sleep 3.5 # the idle ones gone (timeout 3 s)
 fd0=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
 f0=$EPOCHREALTIME
-out=$("${probe[@]}" flood "$web" 3000)
+# (A sanitizer build unwinds the stack at every malloc: a tenth of it.)
+flood=3000
+[[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]] && flood=300
+out=$("${probe[@]}" flood "$web" "$flood" --within 8)
 f1=$EPOCHREALTIME
 read -r _ closed _ <<<"$out"
-if [ "$closed" -ge 2800 ]; then
-	t_pass "3000 connections at once: $closed closed at once"
+# All but those the cap admits (their time limit is 3 s, past 8 s they
+# are gone too).
+if [ "$closed" -ge $((flood - 8)) ]; then
+	t_pass "$flood connections at once: refused and closed ($out)"
 else
-	t_fail "3000 connections at once: most closed at once" "$out"
+	t_fail "$flood connections at once: refused and closed" "$out"
 fi
 wait_sweep "$tmp/agg.log" '1 gatherers' 10 || true
 get after "http://$web/x"
 t_check "after the flood a request is answered" test "$(cat "$tmp/after.code")" = 404
-sleep 1
-fd1=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
+for ((i = 0; i < 30; i++)); do
+	fd1=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
+	[ "$fd1" -le "$fd0" ] && break
+	sleep 0.1
+done
 t_check "no descriptor kept after the flood ($fd0, then $fd1)" test "$fd1" -le "$fd0"
 # Every sweep closed during the flood: at most 1.5 s after its boundary
 # (its deadline is 0.5 s).
