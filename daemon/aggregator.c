@@ -25,6 +25,7 @@
 #include "err.h"
 #include "hostview.h"
 #include "httpd.h"
+#include "htotals.h"
 #include "intake.h"
 #include "keyfile.h"
 #include "ledger.h"
@@ -33,7 +34,9 @@
 #include "roster.h"
 #include "msg.h"
 #include "statedir.h"
+#include "status.h"
 #include "sweeps.h"
+#include "sweepstat.h"
 #include "wallclock.h"
 
 #define LOCK_FILE  "aggregator.lock"
@@ -51,6 +54,10 @@ struct aggregator {
 	struct hostview *view; /* NID -> host, shared by the outputs */
 	struct consumers outs; /* main.c's choice for the role */
 	struct httpd *http;    /* the outputs' listener; NULL: off */
+	/* Per-host counters, saved with the ledger (htotals.h). */
+	struct htotals totals_file;
+	struct status_board board; /* what the outputs ask of the role */
+	struct sweepstat stat;     /* the role's part of it */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -167,12 +174,17 @@ commit_sweep(struct aggregator *a, const struct sweeps_report *rep,
 
 	rc = consumers_save(&a->outs, rep->sweep_id, rep->acks, rep->nacks);
 	if (rc < 0)
-		return;
+		return; /* the acks are lost: the resends bring the deltas */
 	acks = consumers_held(&a->outs, &n);
-	if (rc == 1)
-		ledger_record(a, acks, n);
 	if (a->mapping)
 		cs.hosts = hostview_rows(a->view, &cs.nhosts);
+	/* The counters before the ledger (hosttotals.h): marked with the
+	 * batches the ledger is about to learn, when it does. */
+	htotals_add(&a->totals_file, rep->sweep_id, cs.hosts, cs.nhosts,
+	    a->totals, a->ntotals);
+	htotals_save(&a->totals_file, rc == 1 ? acks : NULL, rc == 1 ? n : 0);
+	if (rc == 1)
+		ledger_record(a, acks, n);
 	consumers_publish(&a->outs, &cs);
 	if (rc == 0)
 		return;
@@ -192,6 +204,8 @@ save_held(struct aggregator *a)
 	if (consumers_save(&a->outs, a->closing, NULL, 0) != 1)
 		return -1;
 	acks = consumers_held(&a->outs, &n);
+	if (n > 0)
+		htotals_save(&a->totals_file, acks, n);
 	ledger_record(a, acks, n);
 	return 0;
 }
@@ -205,6 +219,19 @@ save_on_stop(struct aggregator *a)
 	consumers_log_stats(&a->outs);
 	if (save_held(a) == 0)
 		consumers_release(&a->outs);
+}
+
+/* The role's part of a status snapshot (status.h). */
+static void
+fill_status(void *arg, struct lh_status *st)
+{
+	const struct aggregator *a = arg;
+
+	sweepstat_fill(&a->stat, a->cfg, st);
+	roster_status(&a->roster, a->cfg, st);
+	st->duplicates = a->in.duplicates;
+	st->refused = a->in.refused;
+	hostview_dns_status(a->view, a->cfg, &st->dns);
 }
 
 /* This process's CPU time (user and system), ns. */
@@ -242,6 +269,7 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 		roster_note(&a->roster, &rep, now);
 	hostview_log_unmapped(a->view, rep.sweep_id, mono0);
 	hostview_stats(a->view, &hs);
+	sweepstat_closed(&a->stat, &rep, &hs, mono0);
 	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
 	          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS%s",
 	    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, hs.hosts,
@@ -354,6 +382,12 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 	if (httpd_new(cfg, &a->http) < 0)
 		return -1;
 	env.http = a->http;
+	if (htotals_open(&a->totals_file, cfg->state_dir, a->ledger) < 0)
+		return -1;
+	env.totals = a->totals_file.t;
+	a->board = (struct status_board){fill_status, a, &a->outs};
+	env.board = &a->board;
+	sweepstat_init(&a->stat);
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;
@@ -521,7 +555,8 @@ setup(struct aggregator *a)
 	    .outs = &a->outs,
 	    .clock = &a->clock,
 	    .counted = counted,
-	    .arg = a};
+	    .arg = a,
+	    .roster = &a->roster};
 	if (intake_start(&a->in, a->base) < 0 ||
 	    consumers_start(&a->outs, a->base) < 0)
 		return -1;
@@ -545,6 +580,7 @@ teardown(struct aggregator *a)
 	loop_free(&a->loop);
 	sweeps_free(a->sweeps);
 	ledger_free(a->ledger);
+	htotals_free(&a->totals_file);
 	keyring_clear(&a->ring);
 	roster_free(&a->roster);
 	config_free(a->cfg);
