@@ -129,8 +129,9 @@ void httpd_addr_update(struct httpd *h);
  * use: none, a warning logged) or -1 (logged). */
 int httpd_sock_tcp(const struct httpd_conf *c, struct httpd_sock *ret);
 int httpd_sock_unix(const struct httpd_conf *c, struct httpd_sock *ret);
-/* evhttp accepts on s.  0 or -1 (logged). */
-int httpd_sock_arm(struct httpd *h, struct httpd_sock *s);
+/* evhttp accepts on s, from now or (enable false) from
+ * httpd_sock_pause(h, false).  0 or -1 (logged). */
+int httpd_sock_arm(struct httpd *h, struct httpd_sock *s, bool enable);
 /* Accepting stopped or started again, on every socket. */
 void httpd_sock_pause(struct httpd *h, bool pause);
 /* h NULL: the socket was never armed. */

@@ -11,6 +11,7 @@
 #  - the cap: connections over max_connections are closed at once;
 #  - a flood of thousands of connections: refused at once, no descriptor
 #    kept, and every sweep meanwhile closes on time (the stamped log);
+#  - -n: a socket in a missing directory;
 #  - SIGHUP: a new listen address is bound and the old one closed; an
 #    address that cannot be bound refuses the reload, the old one stays;
 #  - the default address taken: one warning, the role runs on; the same
@@ -63,6 +64,16 @@ agg_conf() { # HTTP-LISTEN
 		}
 	EOF
 }
+# -n: the socket's directory must be there.
+agg_conf 127.0.0.1:0 | sed "s|$tmp/http.sock|$tmp/nodir/http.sock|" >"$tmp/nodir.conf"
+out=$("$bin" -n -f "$tmp/nodir.conf" 2>&1)
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "http: socket $tmp/nodir/http.sock: $tmp/nodir: not a directory" <<<"$out"; then
+	t_pass "-n: a socket in a missing directory is one line"
+else
+	t_fail "-n: a socket in a missing directory is one line" "exit $rc: $out"
+fi
+
 agg_conf 127.0.0.1:0 >"$tmp/agg.conf"
 "$bin" -d -v -f "$tmp/agg.conf" 2> >(stamp >"$tmp/agg.log") &
 agg=$!
