@@ -202,7 +202,11 @@ admit_one(struct httpd *h, struct httpd_conn *c, size_t gone)
 
 	h->nnew--;
 	c->state = HTTPD_REFUSED;
-	if (fd < 0 || !allowed(h, fd)) {
+	if (fd < 0) {
+		conn_close(c); /* evhttp gave up on it already */
+		return;
+	}
+	if (!allowed(h, fd)) {
 		refuse(c, &h->rl_allow, "not in http { allow }");
 		return;
 	}
