@@ -25,6 +25,7 @@
 #include <event2/bufferevent.h>
 
 #include "httpd_int.h"
+#include "httphead.h"
 
 /* An answer of ours, before evhttp has one: a few hundred bytes into an
  * empty socket buffer (what does not fit is lost). */
@@ -55,58 +56,6 @@ answer(struct httpd_conn *c, int status, const char *msg)
 		(void)shutdown(fd, SHUT_WR);
 }
 
-static bool
-line_clean(const char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)b[i];
-
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-			return false;
-	}
-	return true;
-}
-
-/* "METHOD SP target SP HTTP/1.x": 0, 405 (another method) or 400. */
-static int
-request_line(const char *b, size_t n)
-{
-	const char *sp1 = memchr(b, ' ', n), *sp2;
-	size_t i, mn = sp1 != NULL ? (size_t)(sp1 - b) : 0, vn;
-
-	if (sp1 == NULL || mn == 0 || mn > 16 || !line_clean(b, n))
-		return 400;
-	for (i = 0; i < mn; i++) {
-		if (b[i] < 'A' || b[i] > 'Z')
-			return 400;
-	}
-	sp2 = memchr(sp1 + 1, ' ', n - mn - 1);
-	if (sp2 == NULL)
-		return 400;
-	vn = n - (size_t)(sp2 + 1 - b);
-	if (memchr(sp2 + 1, ' ', vn) != NULL || vn != 8 ||
-	    (memcmp(sp2 + 1, "HTTP/1.0", 8) != 0 &&
-	        memcmp(sp2 + 1, "HTTP/1.1", 8) != 0))
-		return 400;
-	if ((mn == 3 && memcmp(b, "GET", 3) == 0) ||
-	    (mn == 4 && memcmp(b, "HEAD", 4) == 0))
-		return 0;
-	return 405;
-}
-
-/* A header line, or the continuation of one (not first). */
-static bool
-header_line(const char *b, size_t n, bool first)
-{
-	if (!line_clean(b, n))
-		return false;
-	if (b[0] == ' ' || b[0] == '\t')
-		return !first;
-	return memchr(b, ':', n) != NULL;
-}
-
 /* The lines complete since the last call: 0, or the status to answer
  * (*msg says why). */
 static int
@@ -135,14 +84,15 @@ scan(struct httpd_conn *c, struct evbuffer *buf, const char **msg)
 		if (b == NULL)
 			return 0;
 		if (c->lines == 0) {
-			status = request_line(b + c->scan, n);
+			status = httphead_request_line(b + c->scan, n);
 			*msg = status == 405 ? "only GET and HEAD" :
 			                       "not an HTTP/1.x request line";
 			if (status != 0)
 				return status;
 		} else if (n == 0) {
 			c->head_done = true;
-		} else if (!header_line(b + c->scan, n, c->lines == 1)) {
+		} else if (!httphead_header_line(b + c->scan, n,
+		               c->lines == 1)) {
 			*msg = "a header line that is not name: value";
 			return 400;
 		}
