@@ -56,6 +56,10 @@ httpd_conn_free(struct httpd_conn *c)
 		h->nnew--;
 	if (c->deadline != NULL)
 		event_free(c->deadline);
+	/* Nothing may call back into c when evhttp still holds the
+	 * bufferevent (httpd_free(), before evhttp_free()). */
+	(void)evbuffer_remove_cb(bufferevent_get_input(c->bev), httpd_head_cb,
+	    c);
 	/* The last reference when evhttp let go (its socket closes with
 	 * it); else evhttp_free() drops the other, at the listener's end. */
 	bufferevent_decref(c->bev);
