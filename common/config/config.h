@@ -133,13 +133,14 @@ struct lh_config {
 	int default_route; /* index into routes, -1: none */
 	bool spoof;        /* also spoof the site-wide view into gmond */
 	/* The HTTP listener (http { }, daemon/httpd.h); aggregator, relay.
-	 * No TCP when http_listen_host is NULL (listen = ""). */
-	char *http_listen_host; /* numeric, no brackets */
-	unsigned http_listen_port;
-	bool http_listen_set; /* listen written in the file (not the default) */
-	char *http_socket;    /* unix socket path, NULL: none */
+	 * No TCP when http_listen_host is NULL (listen = "").  The bool
+	 * first: it fills what spoof leaves. */
+	bool http_listen_set;    /* listen written in the file */
+	char *http_listen_host;  /* numeric, no brackets */
+	char *http_socket;       /* unix socket path, NULL: none */
 	struct cidr *http_allow; /* empty: every address */
 	size_t nhttp_allow;
+	unsigned http_listen_port;
 	unsigned http_max_connections;
 	unsigned http_max_header_size; /* bytes */
 	unsigned http_timeout;         /* seconds */
