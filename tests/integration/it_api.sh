@@ -149,11 +149,14 @@ t_check "lharvest status with the daemon gone: status 1, one line" \
 
 # ------------------------------- 4. a relay: routes, before the first sweep
 
-# A long interval: its first sweep closes long after these requests.
+# The longest interval and deadline: the sweep in progress at the start
+# closes at the end of the hour, long after these requests (unless the
+# test runs in its last second: the relay's sweep lines say).
 mkdir -m 700 "$tmp/relay-state"
 cat >"$tmp/relay.conf" <<CONF
 role = "relay"
-interval = 300
+interval = 3600
+deadline = 3599
 listen = "127.0.0.1:0"
 secret_file = "$tmp/keys"
 state_dir = "$tmp/relay-state"
@@ -168,7 +171,7 @@ route "south" {
 }
 http { listen = "127.0.0.1:0" }
 CONF
-"$bin" -d -f "$tmp/relay.conf" >"$tmp/relay.out" 2>"$tmp/relay.log" &
+"$bin" -d -v -f "$tmp/relay.conf" >"$tmp/relay.out" 2>"$tmp/relay.log" &
 relay_pid=$!
 pids+=("$relay_pid")
 wait_grep "$tmp/relay.log" 'http: listening on 127\.0\.0\.1:[0-9]+' 10 ||
@@ -188,11 +191,15 @@ sys.exit(not (set(r) == {"north", "south"} and r["north"]["networks"] == ["o2ib"
               and r["south"]["dest"] == "127.0.0.1:1" and not r["north"]["connected"]))
 PY
 base=$rbase api_get /v1/hosts "$tmp/first.json"
-t_check "before the first sweep: success, \"no sweep closed yet\", no rows" py "$tmp/first.json" <<'PY'
+if grep -qE 'lharvestd: sweep [0-9]+:' "$tmp/relay.log"; then
+	echo "# the relay closed a sweep already (the end of an hour): not before the first sweep"
+else
+	t_check "before the first sweep: success, \"no sweep closed yet\", no rows" py "$tmp/first.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 sys.exit(not (a["success"] and a["message"] == "no sweep closed yet" and a["data"]["hosts"] == []
               and a["data"]["sweep"] == 0))
 PY
+fi
 term "$relay_pid" relay || t_fail "the relay exited 0 on SIGTERM" "$term_msg"
 t_summary
