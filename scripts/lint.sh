@@ -41,7 +41,8 @@ declare -A layer_ok=(
 	[proto]="proto lustre util"
 	[gather]="gather proto lustre util"
 	[sweep]="sweep proto lustre util"
-	[config]="config sweep lustre util")
+	[config]="config sweep lustre util"
+	[web]="web util")
 declare -A header_dir=()
 for h in common/*/*.h; do
 	d=${h#common/}
