@@ -229,6 +229,10 @@ prom_page_render(struct promtext *p, const struct lh_config *cfg,
 	}
 	promtext_init(&lab);
 	n = choose(cfg, c, s, &lab, ret);
+	/* The whole page at once: growing it by doubling would copy it. */
+	if (n > 0)
+		(void)promtext_reserve(p,
+		    ret->series * (lab.len / (size_t)n + 56) + 4096);
 	for (k = 0; k < IOCOUNT_N && n > 0; k++) {
 		if (cfg->prom_families & fams[k].bit)
 			put_host_family(p, k, s, (size_t)n, lab.buf);
