@@ -134,10 +134,10 @@ struct lh_config {
 	int default_route; /* index into routes, -1: none */
 	bool spoof;        /* also spoof the site-wide view into gmond */
 	/* The Prometheus page (prometheus { }, docs/api.md section 2). */
-	unsigned prom_families;  /* per-host families, CONFIG_PROM_* */
 	char **prom_filesystems; /* empty: every filesystem */
 	size_t nprom_filesystems;
 	unsigned long prom_max_series; /* per-host series; 0: no cap */
+	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
 	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */

@@ -62,17 +62,24 @@ fmt_shortest(char out[PROMTEXT_DOUBLE_MAX], double v)
 	return (size_t)n;
 }
 
+/* w without its NUL (the number formats have none). */
+static size_t
+put_word(char *out, const char *w)
+{
+	size_t n;
+
+	for (n = 0; w[n] != '\0'; n++)
+		out[n] = w[n];
+	return n;
+}
+
 size_t
 promtext_fmt_double(char out[PROMTEXT_DOUBLE_MAX], double v)
 {
-	if (isnan(v)) {
-		memcpy(out, "NaN", 3);
-		return 3;
-	}
-	if (isinf(v)) {
-		memcpy(out, v > 0 ? "+Inf" : "-Inf", 4);
-		return 4;
-	}
+	if (isnan(v))
+		return put_word(out, "NaN");
+	if (isinf(v))
+		return put_word(out, v > 0 ? "+Inf" : "-Inf");
 	/* 2^53: every integer below it is exact in a double. */
 	if (fabs(v) < 9007199254740992.0 && v == floor(v)) {
 		if (v >= 0)
