@@ -4,7 +4,8 @@
  * says of itself in a status snapshot (status.h), the HTTP listener's
  * counts and the page's own, written at every scrape (it is small).
  * Parts that are off (DNS, Ganglia on a relay without spoof, routes on
- * an aggregator) have no families.
+ * an aggregator) have their families' HELP and TYPE but no samples, so
+ * that every page names every family (the dashboard's test reads them).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,13 +22,14 @@ struct one {
 };
 
 static void
-put_ones(struct promtext *p, const struct one *o, size_t n)
+put_ones(struct promtext *p, const struct one *o, size_t n, bool on)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		promtext_family(p, o[i].name, o[i].type, o[i].help);
-		promtext_gauge(p, o[i].name, NULL, NULL, 0, o[i].v);
+		if (on)
+			promtext_gauge(p, o[i].name, NULL, NULL, 0, o[i].v);
 	}
 }
 
@@ -85,7 +87,7 @@ put_sweep(struct promtext *p, const struct lh_status *st)
 	        "Batches refused since the start", (double)st->refused},
 	};
 
-	put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), true);
 }
 
 static void
@@ -106,7 +108,7 @@ put_gatherer_counts(struct promtext *p, const struct lh_status *st)
 	        (double)st->gatherers_late},
 	};
 
-	put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), true);
 }
 
 /* Family f of the per-gatherer ones, a sample per gatherer. */
@@ -167,8 +169,7 @@ put_dns(struct promtext *p, const struct status_dns *d)
 	        (double)d->cached},
 	};
 
-	if (d->on)
-		put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), d->on);
 }
 
 static void
@@ -192,8 +193,7 @@ put_ganglia(struct promtext *p, const struct status_ganglia *g)
 	        (double)g->pending},
 	};
 
-	if (g->on)
-		put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), g->on);
 }
 
 /* Family f of the per-route ones, a sample per route. */
@@ -252,7 +252,7 @@ put_http(struct promtext *p, const struct httpd_stats *h)
 	        "HTTP connections open now", (double)h->open},
 	};
 
-	put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), true);
 }
 
 static void
@@ -271,7 +271,7 @@ put_page(struct promtext *p, const struct prom_page_stats *ps)
 	        (double)ps->rows_refused},
 	};
 
-	put_ones(p, o, NONES(o));
+	put_ones(p, o, NONES(o), true);
 }
 
 void
@@ -287,7 +287,7 @@ prom_health_render(struct promtext *p, const struct lh_status *st,
 		put_gatherer_family(p, st, f);
 	put_dns(p, &st->dns);
 	put_ganglia(p, &st->ganglia);
-	for (f = 0; f < 5 && st->nroutes > 0; f++)
+	for (f = 0; f < 5; f++)
 		put_route_family(p, st, f);
 	if (hs != NULL)
 		put_http(p, hs);
