@@ -24,6 +24,8 @@
 #include "consumer.h"
 #include "err.h"
 #include "hostview.h"
+#include "httpd.h"
+#include "htotals.h"
 #include "intake.h"
 #include "keyfile.h"
 #include "ledger.h"
@@ -32,7 +34,9 @@
 #include "roster.h"
 #include "msg.h"
 #include "statedir.h"
+#include "status.h"
 #include "sweeps.h"
+#include "sweepstat.h"
 #include "wallclock.h"
 
 #define LOCK_FILE  "aggregator.lock"
@@ -49,6 +53,11 @@ struct aggregator {
 	struct sweeps *sweeps;
 	struct hostview *view; /* NID -> host, shared by the outputs */
 	struct consumers outs; /* main.c's choice for the role */
+	struct httpd *http;    /* the outputs' listener; NULL: off */
+	/* Per-host counters, saved with the ledger (htotals.h). */
+	struct htotals totals_file;
+	struct status_board board; /* what the outputs ask of the role */
+	struct sweepstat stat;     /* the role's part of it */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -165,12 +174,17 @@ commit_sweep(struct aggregator *a, const struct sweeps_report *rep,
 
 	rc = consumers_save(&a->outs, rep->sweep_id, rep->acks, rep->nacks);
 	if (rc < 0)
-		return;
+		return; /* the acks are lost: the resends bring the deltas */
 	acks = consumers_held(&a->outs, &n);
-	if (rc == 1)
-		ledger_record(a, acks, n);
 	if (a->mapping)
 		cs.hosts = hostview_rows(a->view, &cs.nhosts);
+	/* The counters before the ledger (hosttotals.h): marked with the
+	 * batches the ledger is about to learn, when it does. */
+	htotals_add(&a->totals_file, rep->sweep_id, cs.hosts, cs.nhosts,
+	    a->totals, a->ntotals);
+	htotals_save(&a->totals_file, rc == 1 ? acks : NULL, rc == 1 ? n : 0);
+	if (rc == 1)
+		ledger_record(a, acks, n);
 	consumers_publish(&a->outs, &cs);
 	if (rc == 0)
 		return;
@@ -190,6 +204,8 @@ save_held(struct aggregator *a)
 	if (consumers_save(&a->outs, a->closing, NULL, 0) != 1)
 		return -1;
 	acks = consumers_held(&a->outs, &n);
+	if (n > 0)
+		htotals_save(&a->totals_file, acks, n);
 	ledger_record(a, acks, n);
 	return 0;
 }
@@ -203,6 +219,19 @@ save_on_stop(struct aggregator *a)
 	consumers_log_stats(&a->outs);
 	if (save_held(a) == 0)
 		consumers_release(&a->outs);
+}
+
+/* The role's part of a status snapshot (status.h). */
+static void
+fill_status(void *arg, struct lh_status *st)
+{
+	const struct aggregator *a = arg;
+
+	sweepstat_fill(&a->stat, a->cfg, st);
+	roster_status(&a->roster, a->cfg, st);
+	st->duplicates = a->in.duplicates;
+	st->refused = a->in.refused;
+	hostview_dns_status(a->view, a->cfg, &st->dns);
 }
 
 /* This process's CPU time (user and system), ns. */
@@ -240,6 +269,7 @@ close_one(struct aggregator *a, uint64_t now, bool stopping)
 		roster_note(&a->roster, &rep, now);
 	hostview_log_unmapped(a->view, rep.sweep_id, mono0);
 	hostview_stats(a->view, &hs);
+	sweepstat_closed(&a->stat, &rep, &hs, mono0);
 	log_debug("sweep %" PRIu64 ": %zu gatherers (%zu late), %zu "
 	          "clients, %zu hosts, %zu unmapped, %zu awaiting DNS%s",
 	    rep.sweep_id, rep.nreported, rep.nlate, rep.nclients, hs.hosts,
@@ -347,6 +377,17 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 		return -1;
 	}
 	env.ledger = a->ledger;
+	/* The HTTP listener first: the outputs register their paths on it
+	 * when they start (httpd.h). */
+	if (httpd_new(cfg, &a->http) < 0)
+		return -1;
+	env.http = a->http;
+	if (htotals_open(&a->totals_file, cfg->state_dir, a->ledger) < 0)
+		return -1;
+	env.totals = a->totals_file.t;
+	a->board = (struct status_board){fill_status, a, &a->outs};
+	env.board = &a->board;
+	sweepstat_init(&a->stat);
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;
@@ -402,6 +443,14 @@ reload_prepare(struct aggregator *a, const struct lh_config *cfg,
 		return -1;
 	if (intake_reload_prepare(&a->in, a->base, cfg) < 0)
 		return -1;
+	if (a->http == NULL &&
+	    (cfg->http_listen_host != NULL || cfg->http_socket != NULL)) {
+		log_warnx("%s: http: turning the listener on needs a restart",
+		    cfg->path);
+		return -1;
+	}
+	if (httpd_reload_prepare(a->http, cfg) < 0)
+		return -1;
 	rc = consumers_reload_prepare(&a->outs, a->cfg, cfg);
 	if (rc < 0)
 		return -1;
@@ -415,6 +464,7 @@ reload_abort(struct aggregator *a, struct reload_parts *p)
 	keyring_clear(&p->ring);
 	hostview_reload_abort(a->view);
 	intake_reload_abort(&a->in);
+	httpd_reload_abort(a->http);
 	consumers_reload_abort(&a->outs);
 }
 
@@ -431,6 +481,7 @@ reload_apply(struct aggregator *a, struct lh_config *cfg,
 	hostview_reload_apply(a->view);
 	a->cfg = cfg;
 	intake_reload_apply(&a->in, a->base, cfg);
+	httpd_reload_apply(a->http, cfg);
 	consumers_reload_apply(&a->outs, cfg, a->base);
 	sweeps_conf_of(cfg, &sc);
 	if (sweeps_reconfigure(a->sweeps, &sc) < 0)
@@ -504,9 +555,13 @@ setup(struct aggregator *a)
 	    .outs = &a->outs,
 	    .clock = &a->clock,
 	    .counted = counted,
-	    .arg = a};
+	    .arg = a,
+	    .roster = &a->roster};
 	if (intake_start(&a->in, a->base) < 0 ||
 	    consumers_start(&a->outs, a->base) < 0)
+		return -1;
+	/* After the outputs registered their paths. */
+	if (a->http != NULL && httpd_start(a->http, a->base) < 0)
 		return -1;
 	loop_on_reload(&a->loop, reload, a);
 	close_ready(a);
@@ -518,12 +573,14 @@ teardown(struct aggregator *a)
 {
 	intake_free(&a->in);
 	consumers_free(&a->outs);
+	httpd_free(a->http);
 	hostview_free(a->view);
 	if (a->close_timer != NULL)
 		event_free(a->close_timer);
 	loop_free(&a->loop);
 	sweeps_free(a->sweeps);
 	ledger_free(a->ledger);
+	htotals_free(&a->totals_file);
 	keyring_clear(&a->ring);
 	roster_free(&a->roster);
 	config_free(a->cfg);
@@ -564,6 +621,7 @@ aggregator_run(struct lh_config *cfg, bool detach,
 		goto out;
 	if (setup(&a) == 0) {
 		log_started(&a);
+		httpd_log_started(a.http);
 		loop_run(&a.loop);
 		stop_sweep(&a);
 		save_on_stop(&a);

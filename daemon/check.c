@@ -11,6 +11,7 @@
 #include "config.h"
 #include "err.h"
 #include "hostmap.h"
+#include "httpd.h"
 #include "keyfile.h"
 
 int
@@ -98,6 +99,7 @@ check_config(const struct lh_config *cfg, FILE *out,
 	if (cfg->role == LH_ROLE_GATHERER)
 		bad |= check_path(cfg, out, "lustre_root", cfg->lustre_root,
 		           true) < 0;
+	bad |= httpd_check(cfg, out) < 0;
 	for (i = 0; i < nouts; i++) {
 		if (outs[i].check != NULL)
 			bad |= outs[i].check(cfg, out) < 0;

@@ -17,6 +17,7 @@
 #include "ganglia_out.h"
 #include "log.h"
 #include "sink.h"
+#include "status.h"
 
 struct ganglia {
 	struct ganglia_out out;
@@ -197,6 +198,28 @@ ganglia_stats(void *ctx, char *buf, size_t size)
 	    st.values, st.metadata, st.send_errors, st.refused, st.entries);
 }
 
+/* Its part of a status snapshot: what the sink sent and holds. */
+static void
+ganglia_status(void *ctx, struct lh_status *st)
+{
+	struct ganglia *g = ctx;
+	struct gsink_stats gs;
+
+	if (!ganglia_on(g))
+		return;
+	st->ganglia.on = true;
+	if (g->out.sink == NULL)
+		return; /* gmond_conf not opened yet: nothing sent */
+	gsink_stats(g->out.sink, &gs);
+	st->ganglia.values = gs.values;
+	st->ganglia.metadata = gs.metadata;
+	st->ganglia.send_errors = gs.send_errors;
+	st->ganglia.coalesced = gs.coalesced;
+	st->ganglia.refused = gs.refused;
+	st->ganglia.entries = gs.entries;
+	st->ganglia.pending = gs.pending;
+}
+
 static void
 ganglia_free(void *ctx)
 {
@@ -215,6 +238,7 @@ static const struct consumer_ops ganglia_ops = {
     .publish = ganglia_publish,
     .stop = ganglia_stop,
     .reload_apply = ganglia_reload_apply,
+    .status = ganglia_status,
     .stats = ganglia_stats,
     .free = ganglia_free,
 };

@@ -19,6 +19,7 @@
 #include "ratelog.h"
 #include "nid.h"
 #include "resolver.h"
+#include "status.h"
 
 #define UNMAPPED_LOG_NS (600 * CLOCK_NS_PER_S) /* unmapped clients */
 
@@ -186,6 +187,27 @@ hostview_stats(const struct hostview *v, struct hostview_stats *ret)
 	ret->hosts = v->sums.n;
 	ret->unmapped = v->unmapped;
 	ret->awaiting_dns = v->awaiting_dns;
+}
+
+void
+hostview_dns_status(const struct hostview *v, const struct lh_config *cfg,
+    struct status_dns *ret)
+{
+	struct resolver_stats rs;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->on = cfg->dns;
+	if (v->dns == NULL)
+		return;
+	resolver_stats(v->dns, &rs);
+	ret->lookups = rs.lookups;
+	ret->hits = rs.hits;
+	ret->queries = rs.queries;
+	ret->answered = rs.answered;
+	ret->nxdomain = rs.nxdomain;
+	ret->timeouts = rs.timeouts;
+	ret->errors = rs.errors;
+	ret->cached = rs.entries;
 }
 
 void

@@ -20,6 +20,7 @@ struct event_base;
 struct hostsum_row;
 struct hostview;
 struct lh_config;
+struct status_dns;
 struct sweeps_client;
 
 /* What a sweep's mapping came to, for the role's log line. */
@@ -52,6 +53,11 @@ hostview_add(struct hostview *v, const struct sweeps_client *c, int *ret_err);
 const struct hostsum_row *hostview_rows(struct hostview *v, size_t *ret_n);
 
 void hostview_stats(const struct hostview *v, struct hostview_stats *ret);
+
+/* The resolver's counters since it was made (a reload that changes the
+ * DNS keys makes a new one), for the status snapshot. */
+void hostview_dns_status(const struct hostview *v, const struct lh_config *cfg,
+    struct status_dns *ret);
 
 /* The closed sweep's clients without a name: one line, at most every ten
  * minutes (now_ns: the monotonic clock). */

@@ -44,9 +44,14 @@ void httpd_reply(struct httpd_req *r, int status, const char *content_type,
 /* As httpd_reply(), the body a reference to size bytes at data that the
  * caller keeps alive until cleanup(arg) is called (a page shared by
  * concurrent scrapes). */
-void httpd_reply_ref(struct httpd_req *r, int status,
-    const char *content_type, const void *data, size_t size,
+void httpd_reply_ref(struct httpd_req *r, int status, const char *content_type,
+    const void *data, size_t size,
     void (*cleanup)(const void *data, size_t size, void *arg), void *arg);
+
+/* Answer r with an error in the JSON envelope every answer has:
+ * {"success": false, "message": <fmt...>, "data": null}. */
+void httpd_reply_error(struct httpd_req *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A path's handler. */
 typedef void (*httpd_handler_fn)(void *arg, struct httpd_req *r);
@@ -80,14 +85,18 @@ void httpd_reload_apply(struct httpd *h, const struct lh_config *cfg);
 void httpd_reload_abort(struct httpd *h);
 
 struct httpd_stats {
-	uint64_t accepted;  /* connections */
-	uint64_t refused;   /* over the cap, or not in the allow list */
-	uint64_t requests;  /* answered */
-	uint64_t errors;    /* answered 4xx/5xx by the listener itself */
-	uint64_t timeouts;  /* closed at the time limit */
-	size_t open;        /* connections now */
+	uint64_t accepted; /* connections */
+	uint64_t refused;  /* over the cap, or not in the allow list */
+	uint64_t requests; /* answered */
+	uint64_t errors;   /* answered 4xx/5xx by the listener itself */
+	uint64_t timeouts; /* closed at the time limit */
+	size_t open;       /* connections now */
 };
 void httpd_stats(const struct httpd *h, struct httpd_stats *ret);
+
+/* One line per socket, "http: listening on 127.0.0.1:9717": after the
+ * role's own start line (tests read the first "listening on"). */
+void httpd_log_started(const struct httpd *h);
 
 /* Where it listens, for the log ("127.0.0.1:9717, /run/x.sock"). */
 const char *httpd_addr(const struct httpd *h);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "msg.h"
 #include "receiver.h"
+#include "roster.h"
 #include "session.h"
 #include "sweeps.h"
 #include "wallclock.h"
@@ -86,6 +87,8 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 	if (skew > 1000000000LL || skew < -1000000000LL)
 		log_warnx("%s %s (%s): clock differs from ours by %.1f s", role,
 		    name, receiver_peer_addr(p), (double)skew / 1e9);
+	if (in->roster != NULL)
+		roster_connected(in->roster, h->name, receiver_peer_addr(p));
 	if (h->role == MSG_ROLE_RELAY)
 		log_info("relay %s (%s): connected", name,
 		    receiver_peer_addr(p));
@@ -266,6 +269,8 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 		return v;
 	if (v != SWEEPS_RESEND)
 		note_dropped(in, p, &h);
+	if (v != SWEEPS_RESEND && in->roster != NULL)
+		roster_counted(in->roster, sender, v == SWEEPS_LATE);
 	in->counted(in->arg);
 	return 0;
 }
@@ -273,7 +278,10 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 static void
 on_close(void *arg, struct receiver_peer *p, const char *reason)
 {
-	(void)arg;
+	struct intake *in = arg;
+
+	if (in->roster != NULL)
+		roster_closed(in->roster, receiver_peer_name(p));
 	log_debug("gatherer %s (%s): %s", receiver_peer_name(p),
 	    receiver_peer_addr(p), reason);
 }

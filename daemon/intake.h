@@ -25,6 +25,7 @@ struct keyring;
 struct ledger;
 struct lh_config;
 struct receiver;
+struct roster;
 struct sweeps;
 struct sweeps_ack;
 struct wallclock;
@@ -38,6 +39,7 @@ struct intake {
 	const struct wallclock *clock;
 	void (*counted)(void *arg); /* a SWEEP was counted */
 	void *arg;
+	struct roster *roster; /* told of connections and batches; NULL */
 	struct receiver *rcv;
 	/* A reload's listener: made (next), or to be made after the
 	 * running one is let go (next_later: the same address). */

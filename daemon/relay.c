@@ -24,6 +24,7 @@
 #include "rstate.h"
 #include "sender.h"
 #include "statedir.h"
+#include "status.h"
 #include "sweeps.h"
 #include "uplink.h"
 
@@ -36,6 +37,10 @@ struct route {
 	struct relay *r;
 	uint64_t dropped_logged; /* up.ob.dropped already logged */
 	bool splitting;          /* the last batch numbered was cut to fit */
+	/* For the status snapshot (relay_status()). */
+	uint64_t acked;      /* batches the head node acknowledged */
+	size_t clients;      /* routed in the sweep being closed */
+	size_t clients_last; /* ... in the last one committed */
 };
 
 struct relay {
@@ -55,6 +60,7 @@ struct relay {
 	bool state_refused;
 	/* Restore: clients of routes no longer configured. */
 	size_t rerouted, lost;
+	uint64_t clients_sweep; /* the sweep of the routes' clients_last */
 };
 
 int
@@ -279,8 +285,9 @@ fill_hello(void *arg, struct msg_hello *h)
 static void
 acked(void *arg, uint64_t batch, bool duplicate)
 {
-	const struct route *rt = arg;
+	struct route *rt = arg;
 
+	rt->acked++;
 	log_debug("route %s: batch %" PRIu64 " acknowledged%s", rt->conf->name,
 	    batch, duplicate ? " (it had it already)" : "");
 }
@@ -342,6 +349,7 @@ relay_add(struct relay *r, uint64_t sweep_id, unsigned interval_s,
 			    sizeof(r->first_unrouted), "%s", c->nid);
 		return;
 	}
+	r->routes[k].clients++;
 	iocount_to_array(&c->d, v);
 	for (i = 0; i < IOCOUNT_N; i++) {
 		cspan[i] = span_of(v[i], c->rate[i], ivl);
@@ -458,6 +466,10 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		struct route *rt = &r->routes[i];
 
 		sealed[i] = route_seal(r, rt);
+		if (sweep_id != r->clients_sweep) { /* not a save again */
+			rt->clients_last = rt->clients;
+			rt->clients = 0;
+		}
 		if (rt->up.ob.dropped > rt->dropped_logged) {
 			log_warnx("route %s: %" PRIu64 " client records "
 			          "dropped: more clients than an outbox holds",
@@ -466,6 +478,7 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 			rt->dropped_logged = rt->up.ob.dropped;
 		}
 	}
+	r->clients_sweep = sweep_id;
 	if (save(r, acks, nacks) < 0) {
 		/* What could not be saved must not be sent: back to pending,
 		 * sealed again with the next sweep's. */
@@ -502,4 +515,62 @@ relay_free(struct relay *r)
 	free(r->routes);
 	netroute_free(r->table);
 	free(r);
+}
+
+/* A route's networks as one string: "o2ib2, tcp102", with "*" when it
+ * is the default route. */
+static void
+nets_of(const struct lh_route *rc, bool dflt, char *out, size_t size)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i <= rc->nnetworks && len < size; i++) {
+		const char *net = i < rc->nnetworks ? rc->networks[i] : "*";
+		int w;
+
+		if (i == rc->nnetworks && !dflt)
+			break;
+		w = snprintf(out + len, size - len, "%s%s", i > 0 ? ", " : "",
+		    net);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
+int
+relay_status(const struct relay *r, struct status_route **ret, size_t *ret_n)
+{
+	struct status_route *v;
+	size_t i;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (r->nroutes == 0)
+		return 0;
+	v = calloc(r->nroutes, sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (i = 0; i < r->nroutes; i++) {
+		const struct route *rt = &r->routes[i];
+		const struct outbox *ob = &rt->up.ob;
+
+		(void)snprintf(v[i].name, sizeof(v[i].name), "%s",
+		    rt->conf->name);
+		(void)snprintf(v[i].dest, sizeof(v[i].dest),
+		    strchr(rt->conf->host, ':') != NULL ? "[%s]:%u" : "%s:%u",
+		    rt->conf->host, rt->conf->port);
+		nets_of(rt->conf, (int)i == r->cfg->default_route, v[i].nets,
+		    sizeof(v[i].nets));
+		v[i].connected =
+		    rt->up.snd != NULL && sender_connected(rt->up.snd);
+		v[i].queued_batches =
+		    (ob->have_inflight ? 1 : 0) + (ob->pending.n > 0 ? 1 : 0);
+		v[i].batches_sent = rt->acked;
+		v[i].clients_last_sweep = rt->clients_last;
+	}
+	*ret = v;
+	*ret_n = r->nroutes;
+	return 0;
 }

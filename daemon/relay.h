@@ -60,4 +60,10 @@ void relay_rebind(struct relay *r, const struct lh_config *cfg);
 
 void relay_free(struct relay *r);
 
+/* Each route's part of a status snapshot (status.h), calloc'd: 0 with
+ * *ret (NULL when there is no route) and *ret_n, or -ENOMEM. */
+struct status_route;
+int
+relay_status(const struct relay *r, struct status_route **ret, size_t *ret_n);
+
 #endif

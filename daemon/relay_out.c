@@ -11,6 +11,7 @@
 #include "log.h"
 #include "relay.h"
 #include "relay_out.h"
+#include "status.h"
 
 #define RELAY_FILE "relay.state"
 
@@ -91,6 +92,19 @@ ro_reload_abort(void *ctx)
 	o->next = NULL;
 }
 
+/* Its part of a status snapshot: the routes.  Out of memory leaves
+ * nroutes set and routes NULL, which status_collect() reports. */
+static void
+ro_status(void *ctx, struct lh_status *st)
+{
+	struct relay_out *o = ctx;
+	size_t n = 0;
+
+	if (relay_status(o->r, &st->routes, &n) < 0)
+		n = o->cfg->nroutes;
+	st->nroutes = n;
+}
+
 static void
 ro_free(void *ctx)
 {
@@ -109,6 +123,7 @@ static const struct consumer_ops relay_out_ops = {
     .reload_prepare = ro_reload_prepare,
     .reload_apply = ro_reload_apply,
     .reload_abort = ro_reload_abort,
+    .status = ro_status,
     .free = ro_free,
 };
 

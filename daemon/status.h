@@ -43,10 +43,10 @@ struct status_gatherer {
 /* One relay route. */
 struct status_route {
 	char name[STATUS_NAME_MAX];
-	char dest[STATUS_ADDR_MAX];  /* host:port it forwards to */
-	char nets[STATUS_NETS_MAX];  /* "o2ib2, tcp102"; "*": the default */
+	char dest[STATUS_ADDR_MAX]; /* host:port it forwards to */
+	char nets[STATUS_NETS_MAX]; /* "o2ib2, tcp102"; "*": the default */
 	bool connected;
-	size_t queued_batches;       /* waiting in its outbox */
+	size_t queued_batches; /* waiting in its outbox */
 	uint64_t queued_bytes;
 	uint64_t batches_sent;       /* acknowledged by the head node */
 	uint64_t clients_last_sweep; /* clients routed in the last sweep */
@@ -68,7 +68,7 @@ struct lh_status {
 	const char *role;    /* "aggregator", "relay" (static) */
 	const char *version; /* LH_VERSION (static) */
 	char name[STATUS_NAME_MAX];
-	int64_t started;     /* seconds since the epoch */
+	int64_t started; /* seconds since the epoch */
 	unsigned interval_s;
 
 	/* The last closed sweep (all 0 before the first). */
@@ -97,7 +97,12 @@ struct lh_status {
 	size_t nroutes;
 };
 
-/* Fills the role's part of st. */
+/* Fills the role's part of st.  A filler (this, or a consumer's
+ * status()) that cannot allocate an array sets its count and leaves the
+ * array NULL: status_collect() then fails with -ENOMEM.
+ *
+ * Not filled (always 0): status_route.queued_bytes (an outbox does not
+ * know the encoded size of what it holds without encoding it). */
 typedef void (*status_fill_fn)(void *arg, struct lh_status *st);
 
 /* Where the outputs ask (consumer_env.board): the role and its outputs. */

@@ -147,6 +147,29 @@ prometheus_eq(const struct lh_config *a, const struct lh_config *b)
 	        b->prom_filesystems, b->nprom_filesystems);
 }
 
+/* The HTTP listener's sockets: a change binds new ones. */
+static bool
+http_listen_eq(const struct lh_config *a, const struct lh_config *b)
+{
+	return str_eq(a->http_listen_host, b->http_listen_host) &&
+	    a->http_listen_port == b->http_listen_port &&
+	    a->http_listen_set == b->http_listen_set &&
+	    str_eq(a->http_socket, b->http_socket);
+}
+
+static bool
+http_eq(const struct lh_config *a, const struct lh_config *b)
+{
+	return http_listen_eq(a, b) &&
+	    a->http_max_connections == b->http_max_connections &&
+	    a->http_max_header_size == b->http_max_header_size &&
+	    a->http_timeout == b->http_timeout &&
+	    a->nhttp_allow == b->nhttp_allow &&
+	    (a->nhttp_allow == 0 ||
+	        memcmp(a->http_allow, b->http_allow,
+	            a->nhttp_allow * sizeof(*a->http_allow)) == 0);
+}
+
 bool
 config_section_equal(const struct lh_config *a, const struct lh_config *b,
     const char *section)
@@ -165,6 +188,8 @@ config_section_equal(const struct lh_config *a, const struct lh_config *b,
 	    {"hosts", hosts_eq},
 	    {"sweeps", sweeps_eq},
 	    {"prometheus", prometheus_eq},
+	    {"http", http_eq},
+	    {"http_listen", http_listen_eq},
 	};
 	size_t i;
 

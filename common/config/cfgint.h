@@ -51,7 +51,8 @@ struct cfgkey {
 
 /* The table, and the first key called name (in any section), or NULL:
  * names are unique but for the route's server, checked as the top
- * level's. */
+ * level's, and the http section's listen, allow and max_connections,
+ * which cfghttp.c looks up itself. */
 const struct cfgkey *cfgkeys_table(size_t *ret_n);
 const struct cfgkey *cfgkeys_find(const char *name);
 /* The key called name in section (NULL: the top level), or NULL: for
@@ -113,5 +114,14 @@ int cfgfill_prom(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
 /* A string list key into a fresh array. */
 int cfgfill_list(cfg_t *cfg, const char *key, char ***ret, size_t *ret_n);
 void cfgbind_clear(struct lh_bind *b);
+
+/* The http { } section (cfghttp.c). */
+int cfgcheck_http_listen(cfg_t *cfg, cfg_opt_t *opt);
+int cfgcheck_http_socket(cfg_t *cfg, cfg_opt_t *opt);
+int cfgcheck_http_range(cfg_t *cfg, cfg_opt_t *opt);
+/* "addr:port", numeric, IPv6 in brackets, the port written. */
+int cfghttp_parse_listen(const char *s, char **ret_host, unsigned *ret_port);
+int cfgfill_http(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
+void cfghttp_free(struct lh_config *c);
 
 #endif

@@ -231,10 +231,56 @@ static const struct cfgkey keys[] = {
         .type = CFGKEY_LIST,
         .validate = cfgcheck_metadata_ops,
         .roles = R_L},
+    /* The HTTP listener (cfghttp.c, daemon/httpd.h).  CFGF_MULTI for
+     * the messages' file:line, as ganglia's. */
+    {.name = "http", .type = CFGKEY_SEC, .cflags = CFGF_MULTI, .roles = R_L},
+    {.name = "listen",
+        .section = "http",
+        .type = CFGKEY_STR,
+        .def_str = CONFIG_DEFAULT_HTTP_LISTEN,
+        .validate = cfgcheck_http_listen,
+        .roles = R_L},
+    {.name = "socket",
+        .section = "http",
+        .type = CFGKEY_STR,
+        .def_str = "",
+        .validate = cfgcheck_http_socket,
+        .roles = R_L},
+    {.name = "allow",
+        .section = "http",
+        .type = CFGKEY_LIST,
+        .validate = cfgcheck_allow,
+        .roles = R_L},
+    {.name = "max_connections",
+        .section = "http",
+        .type = CFGKEY_INT,
+        .def_int = CONFIG_DEFAULT_HTTP_MAX_CONN,
+        .lo = 1,
+        .hi = 65536,
+        .validate = cfgcheck_http_range,
+        .roles = R_L},
+    {.name = "max_header_size",
+        .section = "http",
+        .type = CFGKEY_INT,
+        .def_int = CONFIG_DEFAULT_HTTP_MAX_HEADER,
+        .lo = 1024,
+        .hi = 65536,
+        .unit = " bytes",
+        .validate = cfgcheck_http_range,
+        .roles = R_L},
+    {.name = "timeout",
+        .section = "http",
+        .type = CFGKEY_INT,
+        .def_int = CONFIG_DEFAULT_HTTP_TIMEOUT,
+        .lo = 1,
+        .hi = 3600,
+        .unit = " seconds",
+        .validate = cfgcheck_http_range,
+        .roles = R_L},
 };
 
 #define NKEYS    (sizeof(keys) / sizeof(keys[0]))
-#define NSECS    4 /* filesystem, ganglia, route, prometheus */
+#define NSECS    5 /* filesystem, ganglia, route, prometheus, http */
 #define OPTS_MAX (NKEYS + 1)
 
 _Static_assert(NKEYS <= 64, "a parse notes aliases in a 64-bit mask");

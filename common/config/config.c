@@ -132,6 +132,7 @@ config_free(struct lh_config *c)
 	free(c->user);
 	free_list(c->prom_filesystems, c->nprom_filesystems);
 	free_list(c->deprecations, c->ndeprecations);
+	cfghttp_free(c);
 	free(c);
 }
 

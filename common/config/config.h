@@ -61,6 +61,13 @@ enum lh_role {
 #define CONFIG_DEFAULT_ACCEPT_RATE    100
 #define CONFIG_DEFAULT_ACCEPT_BURST   256
 
+/* The HTTP listener (http { }, daemon/httpd.h). */
+#define CONFIG_DEFAULT_HTTP_LISTEN     "127.0.0.1:8023"
+#define CONFIG_DEFAULT_HTTP_PORT       8023
+#define CONFIG_DEFAULT_HTTP_MAX_CONN   64
+#define CONFIG_DEFAULT_HTTP_MAX_HEADER 8192
+#define CONFIG_DEFAULT_HTTP_TIMEOUT    10
+
 /* A relay's downstream: the aggregator (or relay) of one cluster, and
  * the LNet networks of its clients (route sections, netroute.h). */
 struct lh_route {
@@ -139,6 +146,17 @@ struct lh_config {
 	unsigned long prom_max_series; /* per-host series; 0: no cap */
 	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
 	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
+	/* The HTTP listener (http { }, daemon/httpd.h); aggregator, relay.
+	 * No TCP when http_listen_host is NULL (listen = ""). */
+	char *http_listen_host; /* numeric, no brackets */
+	unsigned http_listen_port;
+	bool http_listen_set; /* listen written in the file (not the default) */
+	char *http_socket;    /* unix socket path, NULL: none */
+	struct cidr *http_allow; /* empty: every address */
+	size_t nhttp_allow;
+	unsigned http_max_connections;
+	unsigned http_max_header_size; /* bytes */
+	unsigned http_timeout;         /* seconds */
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
@@ -202,6 +220,9 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  *   "sweeps"    interval, deadline_ms, gatherers
  *   "prometheus"  prom_families, prom_filesystems, prom_max_series,
  *               prom_metadata_ops (the prometheus { } section)
+ *   "http"      every http_* field (the http { } section)
+ *   "http_listen"  http_listen_host, http_listen_port, http_listen_set,
+ *               http_socket: where the HTTP listener's sockets are
  *
  * An unknown section compares unequal, so a typo rebuilds rather than
  * misses a change.

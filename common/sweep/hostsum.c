@@ -99,8 +99,12 @@ hostsum_add(struct hostsum *s, const char *host, const struct nid_parts *p,
 	}
 	for (i = 0; i < SWEEPS_NCOUNTERS; i++)
 		e->rate[i] += c->rate[i];
-	for (i = 0; i < MDOPS_N && c->ops != NULL; i++)
+	iocount_add(&e->d, &c->d);
+	if (c->ops == NULL)
+		return 0;
+	for (i = 0; i < MDOPS_N; i++)
 		e->oprate[i] += c->ops->rate[i];
+	mdops_add(&e->dops, &c->ops->d);
 	return 0;
 }
 

@@ -26,7 +26,9 @@
 
 struct nid_parts;
 
-/* One host's rates in one filesystem. */
+/* One host's rates in one filesystem, and the deltas they came from
+ * (summed the same way: what counters since the start are made of, so
+ * that they are exact, not rate times interval). */
 struct hostsum_row {
 	char host[HOSTSUM_HOST_MAX];
 	char ip[HOSTSUM_IP_MAX]; /* "" until an IPv4 NID names one */
@@ -34,6 +36,8 @@ struct hostsum_row {
 	char fs[MSG_FS_MAX];
 	double rate[SWEEPS_NCOUNTERS];
 	double oprate[MDOPS_N]; /* metadata ops, per second */
+	struct iocount d;       /* deltas over every NID of the host */
+	struct mdops dops;      /* metadata op deltas, one by one */
 };
 
 struct hostsum {

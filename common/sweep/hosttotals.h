@@ -46,11 +46,11 @@ struct lh_err;
 struct hosttotals_row {
 	const char *host; /* interned: valid while the table lives */
 	const char *fs;
-	struct iocount total;           /* since the counters began */
-	uint64_t op_total[MDOPS_N];     /* metadata ops, one by one */
-	double rate[SWEEPS_NCOUNTERS];  /* the last sweep it was in */
+	struct iocount total;          /* since the counters began */
+	uint64_t op_total[MDOPS_N];    /* metadata ops, one by one */
+	double rate[SWEEPS_NCOUNTERS]; /* the last sweep it was in */
 	double oprate[MDOPS_N];
-	uint64_t last_sweep;            /* that sweep's id */
+	uint64_t last_sweep; /* that sweep's id */
 };
 
 /* One filesystem, over all its clients (mapped to a host or not). */
@@ -60,7 +60,7 @@ struct hosttotals_fs {
 	uint64_t op_total[MDOPS_N];
 	double rate[SWEEPS_NCOUNTERS]; /* the last sweep */
 	double oprate[MDOPS_N];
-	size_t clients;                /* in the last sweep */
+	size_t clients; /* in the last sweep */
 	uint64_t last_sweep;
 };
 
@@ -107,8 +107,8 @@ hosttotals_find(const struct hosttotals *t, const char *host, const char *fs);
 size_t hosttotals_refused(const struct hosttotals *t);
 
 /* Each sender mark, for the caller to raise its ledger to. */
-typedef void (*hosttotals_mark_fn)(void *arg, const char *sender,
-    uint64_t batch);
+typedef void (
+    *hosttotals_mark_fn)(void *arg, const char *sender, uint64_t batch);
 void hosttotals_each_mark(const struct hosttotals *t, hosttotals_mark_fn fn,
     void *arg);
 
@@ -123,10 +123,10 @@ int hosttotals_save(const struct hosttotals *t, const char *path,
 /*
  * Replace t's contents with path's.  Returns 0, -ENOENT (no file: t is
  * left empty, the counters begin now), or -EBADMSG / another negative
- * errno with err naming the file and the reason (t left empty).
+ * errno with err naming the file and the reason (t left empty).  The
+ * rates are not in the file: 0 until a row is in a sweep again.
  */
-int hosttotals_load(struct hosttotals *t, const char *path,
-    struct lh_err *err);
+int hosttotals_load(struct hosttotals *t, const char *path, struct lh_err *err);
 
 /* The same from bytes in memory (the fuzz target's way in). */
 int hosttotals_decode(struct hosttotals *t, const uint8_t *buf, size_t n,

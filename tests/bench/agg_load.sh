@@ -103,6 +103,7 @@ chmod 600 "$tmp/keys"
 mkdir -m 700 "$tmp/state"
 {
 	echo 'role = "aggregator"'
+	echo 'http { listen = "127.0.0.1:0" }'
 	echo "interval = $interval"
 	echo 'listen = "127.0.0.1:0"'
 	echo "secret_file = \"$tmp/keys\""

@@ -96,6 +96,7 @@ mkdir -m 700 "$tmp/state"
 agg_conf() { # LISTEN
 	{
 		echo 'role = "aggregator"'
+		echo 'http { listen = "127.0.0.1:0" }'
 		echo "interval = $interval"
 		echo "listen = \"$1\""
 		echo "secret_file = \"$tmp/keys\""

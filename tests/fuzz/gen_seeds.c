@@ -21,6 +21,8 @@
 #include "rstate.h"
 #include "gtable.h"
 #include "hmac.h"
+#include "hostsum.h"
+#include "hosttotals.h"
 #include "keyfile.h"
 #include "mdops.h"
 #include "msg.h"
@@ -457,6 +459,61 @@ make_rstate(void)
 	outbox_free(&b);
 }
 
+/* A counters file: marks, two filesystems, rows with and without op
+ * counters (its body: the checksum is what fuzz_hosttotals.c appends). */
+static void
+make_hosttotals(void)
+{
+	struct hosttotals *t;
+	struct hostsum_row r;
+	struct sweeps_fs_total ft;
+	char path[512];
+	uint8_t buf[4096];
+	size_t len;
+	FILE *f;
+
+	if (hosttotals_new(0, &t) < 0)
+		die("setup");
+	memset(&r, 0, sizeof(r));
+	(void)snprintf(r.host, sizeof(r.host), "node01");
+	(void)snprintf(r.fs, sizeof(r.fs), "scratch");
+	r.d.read_bytes = 1 << 20;
+	r.d.mds_ops = 9;
+	r.dops.v[MDOPS_OPEN] = 5;
+	r.dops.v[MDOPS_GETATTR] = 4;
+	(void)hosttotals_add(t, 1700000000, &r);
+	(void)snprintf(r.fs, sizeof(r.fs), "home");
+	memset(&r.dops, 0, sizeof(r.dops));
+	(void)hosttotals_add(t, 1700000020, &r);
+	(void)snprintf(r.host, sizeof(r.host), "node02");
+	(void)hosttotals_add(t, 1700000020, &r);
+	memset(&ft, 0, sizeof(ft));
+	ft.fs = "scratch";
+	ft.d.write_bytes = 77;
+	ft.nclients = 3;
+	(void)hosttotals_add_fs(t, 1700000020, &ft);
+	ft.fs = "home";
+	(void)hosttotals_add_fs(t, 1700000000, &ft);
+	(void)hosttotals_mark(t, "oss1", 41);
+	(void)hosttotals_mark(t, "mds1", 7);
+	(void)snprintf(path, sizeof(path), "%s/hosttotals", outdir);
+	(void)mkdir(path, 0755);
+	(void)snprintf(path, sizeof(path), "%s/hosttotals/seed-totals.tmp",
+	    outdir);
+	if (hosttotals_save(t, path, NULL) != 0)
+		die("hosttotals_save");
+	f = fopen(path, "rb");
+	if (f == NULL)
+		die(path);
+	len = fread(buf, 1, sizeof(buf), f);
+	(void)fclose(f);
+	(void)unlink(path);
+	if (len <= SHA256_LEN || len == sizeof(buf))
+		die("totals size");
+	put_file("hosttotals", "seed-totals", buf, len - SHA256_LEN);
+	hosttotals_free(t);
+}
+
 /* The CHALLENGE, HELLO, ACK and BYE seeds, encoded through w. */
 static void
 make_messages(struct wbuf *w)
@@ -576,6 +633,7 @@ main(int argc, char **argv)
 	put_wbuf("sweep", "seed-sweep-dropped-fs", &w);
 	make_gstate();
 	make_rstate();
+	make_hosttotals();
 	make_texts();
 	make_frames(hm, &ring);
 	wbuf_free(&w);

@@ -20,6 +20,7 @@ make_keys "$tmp/keys" "it-agg-clock-key-0123456789abcdef0"
 mkdir -m 700 "$tmp/state"
 cat >"$tmp/agg.conf" <<EOC
 role = "aggregator"
+http { listen = "127.0.0.1:0" }
 interval = 2
 deadline = 0.5
 listen = "127.0.0.1:0"

@@ -35,6 +35,7 @@ mkdir -m 700 "$tmp/state"
 interval=2
 cat >"$tmp/agg.conf" <<EOC
 role = "aggregator"
+http { listen = "127.0.0.1:0" }
 interval = $interval
 deadline = 0.5
 listen = "127.0.0.1:0"

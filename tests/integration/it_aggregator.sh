@@ -167,6 +167,7 @@ mkdir -m 700 "$tmp/agg-state"
 agg_conf() { # LISTEN
 	cat >"$tmp/agg.conf" <<-EOF
 		role = "aggregator"
+		http { listen = "127.0.0.1:0" }
 		interval = $interval
 		listen = "$1"
 		secret_file = "$tmp/keys"

@@ -200,6 +200,7 @@ printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n
 agg_conf() { # LISTEN
 	cat >"$tmp/agg.conf" <<-EOF
 		role = "aggregator"
+		http { listen = "127.0.0.1:0" }
 		interval = $interval
 		listen = "$1"
 		secret_file = "$tmp/keys"

@@ -39,6 +39,7 @@ start() {
 	install -d -m 700 "$tmp/state-$1"
 	cat >"$tmp/$1.conf" <<-EOF
 		role = "aggregator"
+		http { listen = "127.0.0.1:0" }
 		interval = ${ivl:-2}
 		listen = "127.0.0.1:0"
 		secret_file = "$tmp/keys"

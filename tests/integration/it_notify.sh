@@ -289,6 +289,7 @@ printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n
 mkdir -m 700 "$tmp/state-agg"
 cat >"$tmp/agg.conf" <<EOF
 role = "aggregator"
+http { listen = "127.0.0.1:0" }
 interval = 1
 listen = "127.0.0.1:0"
 secret_file = "$tmp/keys"

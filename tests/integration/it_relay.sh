@@ -181,6 +181,7 @@ for h in "${heads[@]}"; do
 		[ -n "$listen" ] || listen=$(listen_addr "$tmp/head-$h-1.log")
 		cat >"$tmp/head-$h.conf" <<-EOF
 			role = "aggregator"
+			http { listen = "127.0.0.1:0" }
 			interval = $interval
 			listen = "$listen"
 			secret_file = "$tmp/keys"
@@ -203,6 +204,7 @@ for listen in 127.0.0.1:0 ""; do
 	[ -n "$listen" ] || listen=$(listen_addr "$tmp/relay1.log")
 	cat >"$tmp/relay.conf" <<-EOF
 		role = "relay"
+		http { listen = "127.0.0.1:0" }
 		interval = $interval
 		listen = "$listen"
 		secret_file = "$tmp/keys"

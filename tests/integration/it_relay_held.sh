@@ -32,6 +32,7 @@ abort() {
 
 cat >"$tmp/relay.conf" <<EOF
 role = "relay"
+http { listen = "127.0.0.1:0" }
 interval = $interval
 listen = "127.0.0.1:0"
 secret_file = "$tmp/keys"

@@ -54,6 +54,7 @@ relay_start() {
 	relay_runs=$((relay_runs + 1))
 	cat >"$tmp/relay.conf" <<-EOF
 		role = "relay"
+		http { listen = "127.0.0.1:0" }
 		interval = $interval
 		listen = "${relay_addr:-127.0.0.1:0}"
 		secret_file = "$tmp/keys"

@@ -61,6 +61,7 @@ agg_conf() { # NAME LISTEN
 	install -d -m 700 "$tmp/state-$1"
 	cat <<-EOF
 		role = "aggregator"
+		http { listen = "127.0.0.1:0" }
 		interval = 2
 		listen = "$2"
 		secret_file = "$tmp/keys"
@@ -215,6 +216,7 @@ mkdir -m 700 "$tmp/state-relay"
 relay_conf() { # LISTEN DOWNSTREAM
 	cat <<-EOF
 		role = "relay"
+		http { listen = "127.0.0.1:0" }
 		interval = 2
 		listen = "$1"
 		secret_file = "$tmp/keys"

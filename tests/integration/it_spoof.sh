@@ -38,6 +38,7 @@ mkdir -m 700 "$tmp/state"
 interval=2
 cat >"$tmp/agg.conf" <<EOF
 role = "aggregator"
+http { listen = "127.0.0.1:0" }
 interval = $interval
 listen = "127.0.0.1:0"
 secret_file = "$tmp/keys"

@@ -109,6 +109,7 @@ wait "$gp"
 mkdir -m 700 "$tmp/st3"
 cat >"$tmp/r.conf" <<-EOF
 	role = "relay"
+	http { listen = "127.0.0.1:0" }
 	interval = 1
 	listen = "127.0.0.1:0"
 	secret_file = "$tmp/keys"

@@ -96,6 +96,41 @@ START_TEST(many_hosts)
 }
 END_TEST
 
+/* The deltas are summed like the rates: a host's counters are made of
+ * them, exact. */
+START_TEST(deltas)
+{
+	struct sweeps_client c;
+	struct sweeps_ops ops;
+	struct nid_parts p;
+	struct hostsum s;
+
+	hostsum_init(&s);
+	memset(&c, 0, sizeof(c));
+	memset(&ops, 0, sizeof(ops));
+	c.fs = "scratch";
+	c.nid = "10.1.0.5@o2ib";
+	c.d.read_bytes = 1000;
+	c.d.mds_ops = 7;
+	ops.d.v[MDOPS_OPEN] = 4;
+	ops.rate[MDOPS_OPEN] = 0.2;
+	c.ops = &ops;
+	ck_assert_int_eq(nid_split(c.nid, &p), 0);
+	ck_assert_int_eq(hostsum_add(&s, "node05", &p, &c), 0);
+	c.nid = "10.2.0.5@o2ib2";
+	c.d.read_bytes = 24;
+	c.ops = NULL; /* no op counts from this one */
+	ck_assert_int_eq(nid_split(c.nid, &p), 0);
+	ck_assert_int_eq(hostsum_add(&s, "node05", &p, &c), 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(row(&s, "node05", "scratch")->d.read_bytes, 1024);
+	ck_assert_uint_eq(row(&s, "node05", "scratch")->d.mds_ops, 14);
+	ck_assert_uint_eq(row(&s, "node05", "scratch")->dops.v[MDOPS_OPEN], 4);
+	ck_assert(row(&s, "node05", "scratch")->oprate[MDOPS_OPEN] == 0.2);
+	hostsum_free(&s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -104,6 +139,7 @@ main(void)
 
 	tcase_add_test(tc, sums_and_addresses);
 	tcase_add_test(tc, many_hosts);
+	tcase_add_test(tc, deltas);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
