@@ -108,11 +108,12 @@ put_fs(struct promtext *p, const struct lh_config *cfg,
 	promtext_family(p, "lustre_fs_clients", "gauge",
 	    "Client NIDs of the filesystem in the last sweep");
 	for (i = 0; i < c->nfss; i++) {
-		const char *val[] = {c->fss[i].fs};
+		if (config_prom_wants_fs(cfg, c->fss[i].fs)) {
+			const char *val[] = {c->fss[i].fs};
 
-		if (config_prom_wants_fs(cfg, c->fss[i].fs))
 			promtext_gauge(p, "lustre_fs_clients", key, val, 1,
 			    (double)c->fss[i].clients);
+		}
 	}
 	if (cfg->prom_metadata_ops == 0)
 		return;

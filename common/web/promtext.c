@@ -83,10 +83,9 @@ promtext_str(struct promtext *p, const char *s)
 static void
 put_escaped(struct promtext *p, const char *s, const char *special)
 {
-	size_t run;
-
 	while (*s != '\0') {
-		run = strcspn(s, special);
+		size_t run = strcspn(s, special);
+
 		promtext_raw(p, s, run);
 		s += run;
 		if (*s == '\0')
@@ -166,7 +165,7 @@ void
 promtext_sample_u64(struct promtext *p, const char *name, size_t nlen,
     const char *labels, size_t llen, uint64_t v)
 {
-	char num[PROMTEXT_U64_MAX];
+	char num[PROMTEXT_U64_MAX] = {0};
 
 	put_sample(p, name, nlen, labels, llen, num, promtext_fmt_u64(num, v));
 }
@@ -175,7 +174,7 @@ void
 promtext_sample_double(struct promtext *p, const char *name, size_t nlen,
     const char *labels, size_t llen, double v)
 {
-	char num[PROMTEXT_DOUBLE_MAX];
+	char num[PROMTEXT_DOUBLE_MAX] = {0};
 
 	put_sample(p, name, nlen, labels, llen, num,
 	    promtext_fmt_double(num, v));
@@ -185,7 +184,7 @@ void
 promtext_gauge(struct promtext *p, const char *name, const char *const *keys,
     const char *const *values, size_t n, double v)
 {
-	char num[PROMTEXT_DOUBLE_MAX];
+	char num[PROMTEXT_DOUBLE_MAX] = {0};
 
 	promtext_str(p, name);
 	promtext_labels(p, keys, values, n);
