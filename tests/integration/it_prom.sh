@@ -21,8 +21,10 @@
 #    answered, sharing one page written once for the sweep; the Grafana
 #    dashboard's metric names, units and every query, evaluated by this
 #    Prometheus (dashboard_check.py).
+# 4. A reload to one family and a series cap: the page follows, the
+#    series left out are counted, and one line says so, once.
 #
-# About 70 s.  bash it_prom.sh BUILD/daemon/lharvestd (LH_SRCDIR set).
+# About 55 s.  bash it_prom.sh BUILD/daemon/lharvestd (LH_SRCDIR set).
 # Environment: LH_PROM_KEEP=DIR keeps the files of a failed run.
 set -uo pipefail
 bin=$1
@@ -296,13 +298,28 @@ python3 "$src/tests/integration/dashboard_check.py" "$src/contrib/grafana-dashbo
 	"$tmp/metrics.txt" "$purl" >"$tmp/dash.out" 2>&1
 replay "$tmp/dash.out"
 
+# ------------------------------------------------------- 4. a reload
+
+sed -i 's/^prometheus {.*/prometheus { families = { "bytes" } max_series = 6 }/' "$tmp/agg.conf"
+kill -HUP "$agg_pid"
+wait_grep "$tmp/agg$agg_runs.log" 'configuration reloaded from' 10 ||
+	t_fail "the aggregator reloaded" "$(tail -n 3 "$tmp/agg$agg_runs.log")"
+for ((i = 0; i < 2; i++)); do
+	curl -sf "http://127.0.0.1:$http_port/metrics" >"$tmp/metrics2.txt" ||
+		t_fail "GET /metrics after the reload"
+done
+# 12 (host, fs) rows x 2 bytes series: 3 rows shown, 9 left out.
+t_check "after the reload: bytes only, 3 rows of 2 series" 	test "$(grep -c '^lustre_client_' "$tmp/metrics2.txt")" -eq 6
+t_check "the series left out are counted (18)" 	grep -qx 'lharvestd_prometheus_series_dropped 18' "$tmp/metrics2.txt"
+t_check "one line says max_series was reached" 	test "$(grep -c 'prometheus: max_series (6) reached: 18 per-host series left out' "$tmp/agg$agg_runs.log")" -eq 1
+
 g_stop
 if term "$agg_pid" "aggregator run $agg_runs"; then
 	t_pass "the aggregator exits 0 on SIGTERM"
 else
 	t_fail "the aggregator exits 0 on SIGTERM" "$term_msg"
 fi
-if grep -E 'out of memory|max_series' "$tmp"/agg*.log >"$tmp/complaints"; then
+if grep -E 'out of memory|prometheus: .*(cannot|failed)' "$tmp"/agg*.log >"$tmp/complaints"; then
 	t_fail "no complaint of the Prometheus output in the log" "$(head -n 5 "$tmp/complaints")"
 else
 	t_pass "no complaint of the Prometheus output in the log"
