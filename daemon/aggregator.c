@@ -24,8 +24,8 @@
 #include "consumer.h"
 #include "err.h"
 #include "hostview.h"
-#include "httpd.h"
 #include "htotals.h"
+#include "httpd.h"
 #include "intake.h"
 #include "keyfile.h"
 #include "ledger.h"
@@ -53,11 +53,11 @@ struct aggregator {
 	struct sweeps *sweeps;
 	struct hostview *view; /* NID -> host, shared by the outputs */
 	struct consumers outs; /* main.c's choice for the role */
-	struct httpd *http;    /* the outputs' listener; NULL: off */
 	/* Per-host counters, saved with the ledger (htotals.h). */
 	struct htotals totals_file;
 	struct status_board board; /* what the outputs ask of the role */
 	struct sweepstat stat;     /* the role's part of it */
+	struct httpd *http;        /* the outputs' listener; NULL: off */
 	int lock_fd;
 	/* The sweep being closed. */
 	uint64_t closing;
@@ -377,17 +377,17 @@ preflight(struct aggregator *a, const struct consumer_kind *outs, size_t nouts)
 		return -1;
 	}
 	env.ledger = a->ledger;
-	/* The HTTP listener first: the outputs register their paths on it
-	 * when they start (httpd.h). */
-	if (httpd_new(cfg, &a->http) < 0)
-		return -1;
-	env.http = a->http;
 	if (htotals_open(&a->totals_file, cfg->state_dir, a->ledger) < 0)
 		return -1;
 	env.totals = a->totals_file.t;
 	a->board = (struct status_board){fill_status, a, &a->outs};
 	env.board = &a->board;
 	sweepstat_init(&a->stat);
+	/* The HTTP listener first: the outputs register their paths on it
+	 * when they start (httpd.h). */
+	if (httpd_new(cfg, &a->http) < 0)
+		return -1;
+	env.http = a->http;
 	if (hostview_new(cfg, &a->view) < 0 ||
 	    consumers_open(&a->outs, outs, nouts, &env) < 0)
 		return -1;

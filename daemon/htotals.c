@@ -129,6 +129,7 @@ htotals_add(struct htotals *h, uint64_t sweep_id,
 	bool nomem = false;
 	size_t i;
 
+	hosttotals_closed(h->t, sweep_id);
 	h->dirty = h->dirty || nrows > 0 || nfs > 0;
 	for (i = 0; i < nrows; i++) {
 		int rc = hosttotals_add(h->t, sweep_id, &rows[i]);

@@ -43,7 +43,8 @@ struct htotals {
 int
 htotals_open(struct htotals *h, const char *state_dir, struct ledger *ledger);
 
-/* A closed sweep's per-host rows and filesystem totals. */
+/* A closed sweep's per-host rows and filesystem totals (none: it still
+ * is the last sweep). */
 void htotals_add(struct htotals *h, uint64_t sweep_id,
     const struct hostsum_row *rows, size_t nrows,
     const struct sweeps_fs_total *fs, size_t nfs);

@@ -120,7 +120,9 @@ httpd_route(struct httpd *h, const char *path, int prefix, httpd_handler_fn fn,
 	return 0;
 }
 
+/* arg is compared, never used (httpd.h has it as the handlers' arg). */
 void
+/* cppcheck-suppress constParameter */
 httpd_unroute(struct httpd *h, void *arg)
 {
 	size_t i = 0;
@@ -173,7 +175,8 @@ httpd_start(struct httpd *h, struct event_base *base)
 	}
 	if (httpd_sock_tcp(&h->conf, &h->tcp) < 0 ||
 	    httpd_sock_unix(&h->conf, &h->unx) < 0 ||
-	    httpd_sock_arm(h, &h->tcp) < 0 || httpd_sock_arm(h, &h->unx) < 0)
+	    httpd_sock_arm(h, &h->tcp, true) < 0 ||
+	    httpd_sock_arm(h, &h->unx, true) < 0)
 		return -1;
 	httpd_addr_update(h);
 	return 0;
@@ -244,8 +247,8 @@ httpd_free(struct httpd *h)
 		httpd_conn_free(c);
 	httpd_sock_close(h, &h->tcp);
 	httpd_sock_close(h, &h->unx);
-	httpd_sock_close(NULL, &h->next_tcp);
-	httpd_sock_close(NULL, &h->next_unx);
+	httpd_sock_close(h, &h->next_tcp);
+	httpd_sock_close(h, &h->next_unx);
 	/* evhttp frees the connections it still has (their bufferevents:
 	 * our references went above). */
 	if (h->http != NULL)

@@ -9,7 +9,7 @@
  * daemon anything: its own listening sockets (TCP, by default on
  * 127.0.0.1, and optionally a unix socket), an allow list of networks, a
  * cap on connections (libevent 2.1's evhttp has none), an absolute time
- * limit per request from its first byte (slowloris), limits on the
+ * limit per request from its connection's accept (slowloris), limits on the
  * header and URI, GET (and HEAD) only.  Nothing it does blocks the event
  * loop; a sweep never waits for a client.
  *

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Admission, the request head's limits and the end of each connection
- * (httpd_int.h has the connection's life).  Nothing here blocks, and a
- * connection costs at most max_header_size bytes of input for at most
- * timeout seconds before its head is complete.
+ * Admission, the deadline and the end of each connection (httpd_int.h
+ * has the connection's life; httpd_head.c checks the head itself).
+ * Nothing here blocks, and a connection costs at most max_header_size
+ * bytes of input for at most timeout seconds before its head is
+ * complete.
  *
  * What this relies on in libevent 2.1.12 (http.c, listener.c,
  * bufferevent.c, buffer.c):
@@ -42,7 +43,6 @@
 
 #define ADMIT_BATCH   64 /* accepts before the loop runs others */
 #define REFUSE_LOG_NS (60ULL * CLOCK_NS_PER_S)
-#define LINE_PEEK     32 /* bytes enough to see a request line's method */
 
 void
 httpd_conn_free(struct httpd_conn *c)
@@ -56,6 +56,10 @@ httpd_conn_free(struct httpd_conn *c)
 		h->nnew--;
 	if (c->deadline != NULL)
 		event_free(c->deadline);
+	/* Nothing may call back into c when evhttp still holds the
+	 * bufferevent (httpd_free(), before evhttp_free()). */
+	(void)evbuffer_remove_cb(bufferevent_get_input(c->bev), httpd_head_cb,
+	    c);
 	/* The last reference when evhttp let go (its socket closes with
 	 * it); else evhttp_free() drops the other, at the listener's end. */
 	bufferevent_decref(c->bev);
@@ -121,9 +125,6 @@ httpd_tick_cb(evutil_socket_t fd, short what, void *arg)
 		httpd_sock_pause(h, false);
 }
 
-static void
-input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg);
-
 struct bufferevent *
 httpd_bevcb(struct event_base *base, void *arg)
 {
@@ -134,7 +135,8 @@ httpd_bevcb(struct event_base *base, void *arg)
 	/* No descriptor yet: evhttp sets it when this returns. */
 	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL || c == NULL ||
-	    evbuffer_add_cb(bufferevent_get_input(bev), input_cb, c) == NULL) {
+	    evbuffer_add_cb(bufferevent_get_input(bev), httpd_head_cb, c) ==
+	        NULL) {
 		/* evhttp makes one of its own: a connection we do not
 		 * follow, under evhttp's own limits (out of memory). */
 		if (bev != NULL)
@@ -176,6 +178,7 @@ allowed(const struct httpd *h, evutil_socket_t fd)
 	socklen_t len = sizeof(ss);
 	size_t i;
 
+	memset(&ss, 0, sizeof(ss));
 	if (h->conf.nallow == 0)
 		return true;
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
@@ -191,19 +194,25 @@ allowed(const struct httpd *h, evutil_socket_t fd)
 
 static void deadline_cb(evutil_socket_t fd, short what, void *arg);
 
+/* c, when the allow list and the cap (with gone of those open closed
+ * already) let it in. */
 static void
-admit_one(struct httpd *h, struct httpd_conn *c)
+admit_one(struct httpd *h, struct httpd_conn *c, size_t gone)
 {
 	const struct timeval tv = {(time_t)h->conf.timeout, 0};
 	evutil_socket_t fd = bufferevent_getfd(c->bev);
 
 	h->nnew--;
 	c->state = HTTPD_REFUSED;
-	if (fd < 0 || !allowed(h, fd)) {
+	if (fd < 0) {
+		conn_close(c); /* evhttp gave up on it already */
+		return;
+	}
+	if (!allowed(h, fd)) {
 		refuse(c, &h->rl_allow, "not in http { allow }");
 		return;
 	}
-	if (h->nconns >= h->conf.max_conns) {
+	if (h->nconns - gone >= h->conf.max_conns) {
 		refuse(c, &h->rl_full, "http { max_connections } open");
 		return;
 	}
@@ -222,14 +231,22 @@ httpd_admit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct httpd *h = arg;
 	struct httpd_conn *c;
+	/* Those evhttp closed since the last tick make room (and go
+	 * below). */
+	size_t gone = 0;
 
 	(void)fd;
 	(void)what;
-	httpd_reap(h);
+	TAILQ_FOREACH(c, &h->conns, entry) {
+		/* cppcheck-suppress uninitvar */
+		if (c->state == HTTPD_OPEN && released(c))
+			gone++;
+	}
 	TAILQ_FOREACH(c, &h->conns, entry) {
 		if (c->state == HTTPD_NEW)
-			admit_one(h, c);
+			admit_one(h, c, gone);
 	}
+	httpd_reap(h);
 	if (h->paused) {
 		h->paused = false;
 		httpd_sock_pause(h, false);
@@ -248,104 +265,6 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	conn_close(c);
 }
 
-/* An answer of ours, before evhttp has one: a few hundred bytes into an
- * empty socket buffer (what does not fit is lost). */
-static void
-answer(struct httpd_conn *c, int status, const char *msg)
-{
-	evutil_socket_t fd = bufferevent_getfd(c->bev);
-	char *body = httpd_error_json(msg);
-	size_t blen = body != NULL ? strlen(body) : 0;
-	char head[256];
-	int n;
-
-	c->answered = true;
-	c->h->st.errors++;
-	n = snprintf(head, sizeof(head),
-	    "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\nConnection: close\r\n%s\r\n",
-	    status, httpd_reason(status), blen,
-	    status == 405 ? "Allow: GET, HEAD\r\n" : "");
-	if (fd >= 0 && n > 0 && (size_t)n < sizeof(head) &&
-	    send(fd, head, (size_t)n, MSG_NOSIGNAL) == n && blen > 0)
-		(void)send(fd, body, blen, MSG_NOSIGNAL);
-	free(body);
-	/* What the client still sends is read and dropped (below) until
-	 * it closes or the deadline: closing now, with its bytes unread,
-	 * would reset the connection and could lose the answer. */
-	if (fd >= 0)
-		(void)shutdown(fd, SHUT_WR);
-}
-
-/* The request line's method, from b (the whole line, or its first
- * LINE_PEEK bytes): 0 (GET or HEAD), or the status to answer: 405 for
- * another method, 400 for what is no request line. */
-static int
-method_status(const char *b, size_t n)
-{
-	const char *sp = memchr(b, ' ', n);
-	size_t i, mn = sp != NULL ? (size_t)(sp - b) : n;
-
-	if (sp == NULL || mn == 0)
-		return 400;
-	if ((mn == 3 && memcmp(b, "GET", 3) == 0) ||
-	    (mn == 4 && memcmp(b, "HEAD", 4) == 0))
-		return 0;
-	for (i = 0; i < mn; i++) {
-		if (b[i] < 'A' || b[i] > 'Z')
-			return 400;
-	}
-	return 405;
-}
-
-/* The first line, once there is one, or enough of it. */
-static void
-check_line(struct httpd_conn *c, struct evbuffer *buf)
-{
-	char peek[LINE_PEEK];
-	size_t eol_len = 0, n;
-	struct evbuffer_ptr eol =
-	    evbuffer_search_eol(buf, NULL, &eol_len, EVBUFFER_EOL_CRLF);
-	ev_ssize_t got;
-	int status;
-
-	if (eol.pos < 0 && evbuffer_get_length(buf) < sizeof(peek))
-		return;
-	n = eol.pos >= 0 && (size_t)eol.pos < sizeof(peek) ? (size_t)eol.pos :
-	                                                     sizeof(peek);
-	got = evbuffer_copyout(buf, peek, n);
-	if (got < 0)
-		return;
-	status = method_status(peek, (size_t)got);
-	if (status == 405)
-		answer(c, 405, "only GET and HEAD");
-	else if (status != 0)
-		answer(c, 400, "not an HTTP request line");
-	else
-		c->line_ok = true;
-}
-
-/* Every byte of the head, before evhttp parses it. */
-static void
-input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
-{
-	struct httpd_conn *c = arg;
-
-	if (info->n_added == 0 || c->dispatched || c->closing)
-		return;
-	c->seen += info->n_added;
-	if (!c->answered && c->seen > c->h->conf.max_header)
-		answer(c, 431,
-		    "the request head is larger than http { "
-		    "max_header_size }");
-	if (!c->answered && !c->line_ok)
-		check_line(c, buf);
-	/* Answered: evhttp is left nothing to parse (draining here runs
-	 * this callback again, with nothing added). */
-	if (c->answered)
-		(void)evbuffer_drain(buf, evbuffer_get_length(buf));
-}
-
 struct httpd_conn *
 httpd_conn_of(struct httpd *h, struct evhttp_request *req)
 {
@@ -355,6 +274,7 @@ httpd_conn_of(struct httpd *h, struct evhttp_request *req)
 	struct httpd_conn *c;
 
 	TAILQ_FOREACH(c, &h->conns, entry) {
+		/* cppcheck-suppress uninitvar */
 		if (c->bev == bev)
 			return c;
 	}

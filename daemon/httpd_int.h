@@ -2,8 +2,9 @@
 /*
  * What the files of the HTTP listener share (httpd.h): httpd.c (making,
  * routes, statistics), httpd_sock.c (the listening sockets),
- * httpd_accept.c (admission and the request head), httpd_dispatch.c
- * (evhttp's side: routing and answers), httpd_reload.c.
+ * httpd_accept.c (admission, the deadline, the end of a connection),
+ * httpd_head.c (the request head checked before evhttp parses it),
+ * httpd_dispatch.c (evhttp's side: routing and answers), httpd_reload.c.
  *
  * A connection's life.  libevent 2.1 keeps evhttp_get_request() to
  * itself, so evhttp accepts, on an evconnlistener over our own socket
@@ -13,8 +14,9 @@
  * byte before evhttp parses it.  Before evhttp reads anything, the
  * connection is admitted or refused (the allow list, the cap); then the
  * head must be complete within timeout seconds of the accept and
- * max_header_size bytes, and its request line must be a GET or HEAD, or
- * we answer it ourselves (431, 405, 400) and close it.  Closing is
+ * max_header_size bytes, its request line a GET or HEAD of HTTP/1.x and
+ * its header lines what evhttp can parse, or we answer it ourselves
+ * (431, 405, 400) and close it.  Closing is
  * shutdown(2) on the descriptor our reference keeps open: the client
  * sees it at once, and evhttp reads the end of the stream and frees the
  * connection by its own path.  Every answer closes the connection
@@ -39,6 +41,8 @@
 
 struct bufferevent;
 struct cidr;
+struct evbuffer;
+struct evbuffer_cb_info;
 struct event;
 struct evconnlistener;
 struct evhttp;
@@ -71,12 +75,16 @@ struct httpd_conn {
 	struct bufferevent *bev; /* evhttp's, referenced: its fd stays ours */
 	struct event *deadline;  /* absolute, from the accept */
 	size_t seen;             /* bytes of the head so far */
+	size_t scan;             /* input offset of the first line unchecked */
+	unsigned lines;          /* lines of the head checked */
 	enum { HTTPD_NEW, HTTPD_OPEN, HTTPD_REFUSED } state;
 	bool closing;    /* shut down: evhttp frees it next */
 	bool answered;   /* we answered it (431, 405, 400) */
 	bool dispatched; /* evhttp has its whole head */
-	bool line_ok;    /* its request line is a GET or HEAD */
+	bool head_done;  /* its blank line checked */
 };
+
+TAILQ_HEAD(httpd_conns, httpd_conn);
 
 struct httpd_route {
 	char *path;
@@ -101,13 +109,13 @@ struct httpd {
 	struct httpd_sock tcp, unx;
 	struct httpd_route *routes;
 	size_t nroutes, routecap;
-	TAILQ_HEAD(, httpd_conn) conns; /* every one we follow */
-	size_t nconns;                  /* admitted, not yet closed */
-	size_t nnew;                    /* accepted, not yet admitted */
-	struct event *tick;             /* each second: reap, resume */
-	struct event *admit;            /* after evhttp accepted some */
-	struct event *reap_now;         /* after evhttp closed one */
-	bool paused;                    /* accepting stopped for a batch */
+	struct httpd_conns conns;         /* every one we follow */
+	size_t nconns;                    /* admitted, not yet closed */
+	size_t nnew;                      /* accepted, not yet admitted */
+	struct event *tick;               /* each second: reap, resume */
+	struct event *admit;              /* after evhttp accepted some */
+	struct event *reap_now;           /* after evhttp closed one */
+	bool paused;                      /* accepting stopped for a batch */
 	struct ratelog rl_allow, rl_full; /* refusals, a line a minute */
 	struct httpd_stats st;
 	struct httpreq parsed; /* the request being dispatched */
@@ -127,8 +135,9 @@ void httpd_addr_update(struct httpd *h);
  * use: none, a warning logged) or -1 (logged). */
 int httpd_sock_tcp(const struct httpd_conf *c, struct httpd_sock *ret);
 int httpd_sock_unix(const struct httpd_conf *c, struct httpd_sock *ret);
-/* evhttp accepts on s.  0 or -1 (logged). */
-int httpd_sock_arm(struct httpd *h, struct httpd_sock *s);
+/* evhttp accepts on s, from now or (enable false) from
+ * httpd_sock_pause(h, false).  0 or -1 (logged). */
+int httpd_sock_arm(struct httpd *h, struct httpd_sock *s, bool enable);
 /* Accepting stopped or started again, on every socket. */
 void httpd_sock_pause(struct httpd *h, bool pause);
 /* h NULL: the socket was never armed. */
@@ -141,6 +150,10 @@ void httpd_tick_cb(evutil_socket_t fd, short what, void *arg);
 void httpd_reap(struct httpd *h);
 void httpd_reap_cb(evutil_socket_t fd, short what, void *arg);
 void httpd_conn_free(struct httpd_conn *c);
+/* httpd_head.c: the input callback of each connection's bufferevent. */
+void httpd_head_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg);
+
 /* The connection of a request evhttp dispatches (NULL: not ours). */
 struct httpd_conn *httpd_conn_of(struct httpd *h, struct evhttp_request *req);
 

@@ -34,8 +34,14 @@ httpd_reload_prepare(struct httpd *h, const struct lh_config *cfg)
 	    h->next.listen_port != h->conf.listen_port ||
 	    h->next.listen_set != h->conf.listen_set;
 	h->next_unx_new = !str_eq(h->next.socket, h->conf.socket);
-	if ((h->next_tcp_new && httpd_sock_tcp(&h->next, &h->next_tcp) < 0) ||
-	    (h->next_unx_new && httpd_sock_unix(&h->next, &h->next_unx) < 0)) {
+	/* Bound, and given to evhttp not accepting yet: apply cannot
+	 * fail. */
+	if ((h->next_tcp_new &&
+	        (httpd_sock_tcp(&h->next, &h->next_tcp) < 0 ||
+	            httpd_sock_arm(h, &h->next_tcp, false) < 0)) ||
+	    (h->next_unx_new &&
+	        (httpd_sock_unix(&h->next, &h->next_unx) < 0 ||
+	            httpd_sock_arm(h, &h->next_unx, false) < 0))) {
 		httpd_reload_abort(h);
 		return -1;
 	}
@@ -49,8 +55,6 @@ swap(struct httpd *h, struct httpd_sock *run, struct httpd_sock *next)
 	*run = *next;
 	memset(next, 0, sizeof(*next));
 	next->fd = -1;
-	if (httpd_sock_arm(h, run) < 0)
-		return;
 	if (run->fd >= 0)
 		log_info("http: listening on %s", run->name);
 }
@@ -69,14 +73,12 @@ httpd_reload_apply(struct httpd *h, const struct lh_config *cfg)
 	h->conf = h->next;
 	memset(&h->next, 0, sizeof(h->next));
 	h->next_tcp_new = h->next_unx_new = false;
-	if (h->http != NULL) {
-		evhttp_set_max_headers_size(h->http,
-		    (ev_ssize_t)h->conf.max_header);
-		evhttp_set_max_body_size(h->http,
-		    (ev_ssize_t)h->conf.max_header);
-		evhttp_set_timeout(h->http, (int)h->conf.timeout);
-	}
+	evhttp_set_max_headers_size(h->http, (ev_ssize_t)h->conf.max_header);
+	evhttp_set_max_body_size(h->http, (ev_ssize_t)h->conf.max_header);
+	evhttp_set_timeout(h->http, (int)h->conf.timeout);
 	httpd_addr_update(h);
+	if (!h->paused)
+		httpd_sock_pause(h, false);
 }
 
 void
@@ -84,8 +86,8 @@ httpd_reload_abort(struct httpd *h)
 {
 	if (h == NULL)
 		return;
-	httpd_sock_close(NULL, &h->next_tcp);
-	httpd_sock_close(NULL, &h->next_unx);
+	httpd_sock_close(h, &h->next_tcp);
+	httpd_sock_close(h, &h->next_unx);
 	httpd_conf_clear(&h->next);
 	h->next_tcp_new = h->next_unx_new = false;
 }

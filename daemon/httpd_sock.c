@@ -26,7 +26,9 @@
 #include "httpd_int.h"
 #include "log.h"
 
-#define HTTPD_BACKLOG 128
+/* A burst of scrapers waits here, never refused by the kernel (whose
+ * SYN retries would delay them by seconds); SOMAXCONN caps it. */
+#define HTTPD_BACKLOG 1024
 
 static int
 sock_addr(const struct httpd_conf *c, struct sockaddr_storage *ss,
@@ -61,6 +63,7 @@ sock_name(struct httpd_sock *s, int family)
 	const void *a;
 	unsigned port;
 
+	memset(&ss, 0, sizeof(ss));
 	if (getsockname(s->fd, (struct sockaddr *)&ss, &len) < 0)
 		return;
 	if (family == AF_INET) {
@@ -195,14 +198,14 @@ accept_error_cb(struct evconnlistener *lev, void *arg)
 }
 
 int
-httpd_sock_arm(struct httpd *h, struct httpd_sock *s)
+httpd_sock_arm(struct httpd *h, struct httpd_sock *s, bool enable)
 {
 	if (s->fd < 0)
 		return 0;
 	/* Already listening; no callback: evhttp_bind_listener() sets
 	 * its own (and the descriptor stays ours to close). */
-	s->lev = evconnlistener_new(h->base, NULL, NULL, LEV_OPT_CLOSE_ON_EXEC,
-	    0, s->fd);
+	s->lev = evconnlistener_new(h->base, NULL, NULL,
+	    LEV_OPT_CLOSE_ON_EXEC | (enable ? 0 : LEV_OPT_DISABLED), 0, s->fd);
 	if (s->lev != NULL)
 		s->bound = evhttp_bind_listener(h->http, s->lev);
 	if (s->lev == NULL || s->bound == NULL) {

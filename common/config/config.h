@@ -147,13 +147,14 @@ struct lh_config {
 	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
 	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
 	/* The HTTP listener (http { }, daemon/httpd.h); aggregator, relay.
-	 * No TCP when http_listen_host is NULL (listen = ""). */
-	char *http_listen_host; /* numeric, no brackets */
-	unsigned http_listen_port;
-	bool http_listen_set; /* listen written in the file (not the default) */
-	char *http_socket;    /* unix socket path, NULL: none */
+	 * No TCP when http_listen_host is NULL (listen = "").  The bool
+	 * first: it fills what spoof leaves. */
+	bool http_listen_set;    /* listen written in the file */
+	char *http_listen_host;  /* numeric, no brackets */
+	char *http_socket;       /* unix socket path, NULL: none */
 	struct cidr *http_allow; /* empty: every address */
 	size_t nhttp_allow;
+	unsigned http_listen_port;
 	unsigned http_max_connections;
 	unsigned http_max_header_size; /* bytes */
 	unsigned http_timeout;         /* seconds */

@@ -247,6 +247,10 @@ hosttotals_add(struct hosttotals *t, uint64_t sweep_id,
 
 	if (sweep_id > t->last_sweep)
 		t->last_sweep = sweep_id;
+	/* What the file could not hold back is never made (hostview gives
+	 * no such row; its deltas are in the filesystem's totals). */
+	if (r->host[0] == '\0' || r->fs[0] == '\0')
+		return 0;
 	e = row_for(t, r, &rc);
 	if (e == NULL)
 		return rc;
@@ -262,11 +266,14 @@ int
 hosttotals_add_fs(struct hosttotals *t, uint64_t sweep_id,
     const struct sweeps_fs_total *ft)
 {
-	const char *fs = ht_strs_add(&t->strs, ft->fs);
 	struct hosttotals_fs *e;
+	const char *fs;
 
 	if (sweep_id > t->last_sweep)
 		t->last_sweep = sweep_id;
+	if (ft->fs[0] == '\0' || strlen(ft->fs) >= MSG_FS_MAX)
+		return 0; /* no filesystem is named so: see hosttotals_add() */
+	fs = ht_strs_add(&t->strs, ft->fs);
 	e = fs == NULL ? NULL : ht_fs_get(t, fs);
 	if (e == NULL)
 		return -ENOMEM;
@@ -311,6 +318,13 @@ uint64_t
 hosttotals_last_sweep(const struct hosttotals *t)
 {
 	return t->last_sweep;
+}
+
+void
+hosttotals_closed(struct hosttotals *t, uint64_t sweep_id)
+{
+	if (sweep_id > t->last_sweep)
+		t->last_sweep = sweep_id;
 }
 
 const struct hosttotals_row *

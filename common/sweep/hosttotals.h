@@ -93,6 +93,11 @@ int hosttotals_mark(struct hosttotals *t, const char *sender, uint64_t batch);
 /* The last sweep added (0: none since the counters began). */
 uint64_t hosttotals_last_sweep(const struct hosttotals *t);
 
+/* Sweep sweep_id closed, whatever was in it: the last sweep from now on
+ * (a row whose last_sweep is older was not in it: its rates are not
+ * current), even when nothing was added (every gatherer away). */
+void hosttotals_closed(struct hosttotals *t, uint64_t sweep_id);
+
 /* The rows, in the order they were made; valid until the next add. */
 const struct hosttotals_row *
 hosttotals_rows(const struct hosttotals *t, size_t *ret_n);

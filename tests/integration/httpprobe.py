@@ -7,9 +7,9 @@
     httpprobe.py idle ADDR N [--hold S]
         N connections that send nothing; prints how many the server
         closed within a second (refused at once) and how many it kept
-    httpprobe.py flood ADDR N
-        N connections at once, as fast as they go; prints how many were
-        closed within two seconds without an answer, and how many stayed
+    httpprobe.py flood ADDR N [--within S]
+        N connections at once, as fast as they go; prints how many the
+        server closed within S seconds (default 2), and how many stayed
     httpprobe.py from ADDR SOURCE
         one request from the local address SOURCE; prints the answer's
         status line, or "closed" when the server closed without one
@@ -126,7 +126,7 @@ def cmd_flood(a):
         except BlockingIOError:
             pass
         sks.append(sk)
-    closed = closed_within(sks, 2.0)
+    closed = closed_within(sks, a.within)
     print("closed %d stayed %d in %.2f s" %
           (closed, a.n - closed, time.monotonic() - t0))
     for sk in sks:
@@ -176,6 +176,7 @@ def main():
     s = sub.add_parser("flood")
     s.add_argument("addr")
     s.add_argument("n", type=int)
+    s.add_argument("--within", type=float, default=2.0)
     s = sub.add_parser("from")
     s.add_argument("addr")
     s.add_argument("source")

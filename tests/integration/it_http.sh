@@ -11,6 +11,7 @@
 #  - the cap: connections over max_connections are closed at once;
 #  - a flood of thousands of connections: refused at once, no descriptor
 #    kept, and every sweep meanwhile closes on time (the stamped log);
+#  - -n: a socket in a missing directory;
 #  - SIGHUP: a new listen address is bound and the old one closed; an
 #    address that cannot be bound refuses the reload, the old one stays;
 #  - the default address taken: one warning, the role runs on; the same
@@ -22,6 +23,8 @@ bin=$1
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 # shellcheck source=agglib.sh
 . "$(dirname "$0")/agglib.sh"
+# shellcheck source=../ganglia/sanitizer.sh
+. "$src/tests/ganglia/sanitizer.sh"
 sim=(python3 "$src/tests/sim/lustresim.py")
 probe=(python3 "$src/tests/integration/httpprobe.py")
 interval=2
@@ -61,6 +64,16 @@ agg_conf() { # HTTP-LISTEN
 		}
 	EOF
 }
+# -n: the socket's directory must be there.
+agg_conf 127.0.0.1:0 | sed "s|$tmp/http.sock|$tmp/nodir/http.sock|" >"$tmp/nodir.conf"
+out=$("$bin" -n -f "$tmp/nodir.conf" 2>&1)
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "http: socket $tmp/nodir/http.sock: $tmp/nodir: not a directory" <<<"$out"; then
+	t_pass "-n: a socket in a missing directory is one line"
+else
+	t_fail "-n: a socket in a missing directory is one line" "exit $rc: $out"
+fi
+
 agg_conf 127.0.0.1:0 >"$tmp/agg.conf"
 "$bin" -d -v -f "$tmp/agg.conf" 2> >(stamp >"$tmp/agg.log") &
 agg=$!
@@ -112,7 +125,18 @@ answer e405 405 'only GET and HEAD' "POST"
 t_check "a 405 says Allow: GET, HEAD" grep -qi '^allow: GET, HEAD' "$tmp/e405.head"
 "${probe[@]}" raw "$web" 'garbage\r\n\r\n' >"$tmp/raw.out"
 t_check "not a request line: 400 in the envelope" grep -q '^HTTP/1.1 400 .*' "$tmp/raw.out"
-t_check "not a request line: its reason" grep -q '"message":"not an HTTP request line"' "$tmp/raw.out"
+t_check "not a request line: its reason" grep -q '"message":"not an HTTP/1.x request line"' "$tmp/raw.out"
+# What evhttp would refuse with a page of its own: refused before it
+# parses, in the envelope.
+for req in 'GET / HTTP/1.1\r\nA header without colon\r\n\r\n' \
+	'GET / HTTP/1.1\r\n continued first\r\n\r\n' 'GET / HTTP/2.0\r\n\r\n' \
+	'GET / HTTP/1.1 x\r\n\r\n' 'GET / HTTP/1.1\r\nA: \x01\r\n\r\n'; do
+	out=$("${probe[@]}" raw "$web" "$req" | tr '\n' ' ')
+	case $out in
+	"HTTP/1.1 400 Bad Request {\"success\":false,\"message\":\""*) t_pass "400 in the envelope: $req" ;;
+	*) t_fail "400 in the envelope: $req" "$out" ;;
+	esac
+done
 get dots --path-as-is "http://$web/v1/../metrics"
 answer dots 400 "'\\.' or '\\.\\.' in the path" "a path with .."
 get twice "http://$web/v1/hosts?fs=a&fs=b"
@@ -181,19 +205,27 @@ fi
 sleep 3.5 # the idle ones gone (timeout 3 s)
 fd0=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
 f0=$EPOCHREALTIME
-out=$("${probe[@]}" flood "$web" 3000)
+# (A sanitizer build unwinds the stack at every malloc: a tenth of it.)
+flood=3000
+[[ "$(ldd "$bin" 2>/dev/null)" == *libasan* ]] && flood=300
+out=$("${probe[@]}" flood "$web" "$flood" --within 8)
 f1=$EPOCHREALTIME
 read -r _ closed _ <<<"$out"
-if [ "$closed" -ge 2800 ]; then
-	t_pass "3000 connections at once: $closed closed at once"
+# All but those the cap admits (their time limit is 3 s, past 8 s they
+# are gone too).
+if [ "$closed" -ge $((flood - 8)) ]; then
+	t_pass "$flood connections at once: refused and closed ($out)"
 else
-	t_fail "3000 connections at once: most closed at once" "$out"
+	t_fail "$flood connections at once: refused and closed" "$out"
 fi
 wait_sweep "$tmp/agg.log" '1 gatherers' 10 || true
 get after "http://$web/x"
 t_check "after the flood a request is answered" test "$(cat "$tmp/after.code")" = 404
-sleep 1
-fd1=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
+for ((i = 0; i < 30; i++)); do
+	fd1=$(find "/proc/$agg/fd" -mindepth 1 | wc -l)
+	[ "$fd1" -le "$fd0" ] && break
+	sleep 0.1
+done
 t_check "no descriptor kept after the flood ($fd0, then $fd1)" test "$fd1" -le "$fd0"
 # Every sweep closed during the flood: at most 1.5 s after its boundary
 # (its deadline is 0.5 s).

@@ -8,8 +8,10 @@
 # tests/tools/lhtotals) must equal exactly, per (host, filesystem) and per
 # filesystem, in every counter and metadata op, what the simulator wrote
 # since the gatherers' baseline: a restart is neither a reset nor a
-# count twice.  Last, a ledger entry set behind the file's mark is raised
-# to it at the next start, in one line.  About 45 s.
+# count twice.  A save that fails is one line, the old file removed, and
+# one line when it works again.  Last, a ledger entry set behind the
+# file's mark is raised to it at the next start, in one line, and a
+# damaged file is set aside.  About 50 s.
 #
 #   bash it_totals.sh BUILD/daemon/lharvestd     (LH_SRCDIR = source tree)
 #
@@ -69,7 +71,7 @@ agg_start() {
 	"$bin" -d -v -f "$tmp/agg.conf" >>"$tmp/agg.out" 2> >(stamp >>"$tmp/agg$agg_runs.log") &
 	agg_pid=$!
 	pids+=("$agg_pid")
-	wait_grep "$tmp/agg$agg_runs.log" 'listening on 127\.0\.0\.1:[0-9]+' 10 ||
+	wait_grep "$tmp/agg$agg_runs.log" 'every [0-9]+ s, listening on 127\.0\.0\.1:[0-9]+' 10 ||
 		abort "aggregator run $agg_runs started" "$(cat "$tmp/agg$agg_runs.log")"
 }
 
@@ -116,18 +118,16 @@ agg_conf() { # LISTEN
 		dns = no
 		# No gmond: the counters are what is tested.
 		gmond_conf = "$tmp/no-gmond.conf"
+		# The HTTP listener on a port of the kernel's choice: the default
+		# one may be taken (ctest runs tests side by side).
+		http {
+		  listen = "127.0.0.1:0"
+		}
 	EOF2
-	# The HTTP listener (issue 17) on a port of the kernel's choice, when
-	# this build has one: the default port may be taken.
-	if "$bin" -n -f "$tmp/agg.conf" >/dev/null 2>&1; then
-		printf 'http {\n  listen = "127.0.0.1:0"\n}\n' >>"$tmp/agg.conf"
-		"$bin" -n -f "$tmp/agg.conf" >/dev/null 2>&1 ||
-			sed -i '/^http {/,$d' "$tmp/agg.conf"
-	fi
 }
 agg_conf 127.0.0.1:0
 agg_start
-addr=$(sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/agg1.log" | head -n 1)
+addr=$(grep -v " http: " "$tmp/agg1.log" | sed -n 's/.*listening on \(127\.0\.0\.1:[0-9]*\).*/\1/p' | head -n 1)
 agg_conf "$addr" # a restart listens where the gatherers look
 t_check "the first start begins the counters at zero, in one line" \
 	grep -qE "lharvestd: $tmp/agg-state/totals: none; the counters begin at zero" "$tmp/agg1.log"
@@ -171,6 +171,20 @@ t_check "the restart loads the counters, in one line" \
 wait_sweep "$tmp/agg2.log" '3 gatherers \(0 late\)' 30 ||
 	abort "every gatherer reported to the restarted aggregator" "$(grep -E 'connected|sweep' "$tmp/agg2.log" | tail -n 8)"
 sleep 3
+
+# A save that fails (a directory where its temporary goes): one line, the
+# old file removed (a restart would begin at zero, not from an older
+# value); then one line when it is written again, with every count.
+n=$(wc -l <"$tmp/agg2.log")
+mkdir "$tmp/agg-state/totals.tmp"
+wait_grep "$tmp/agg2.log" "totals: .*totals\.tmp: Is a directory; removed, so that a restart begins the counters at zero" 10
+t_check "a failed save is one line, and the old file is removed" \
+	test "$(tail -n +$((n + 1)) "$tmp/agg2.log" | grep -c 'removed, so that a restart')" -eq 1 -a ! -e "$tmp/agg-state/totals"
+wait_sweep "$tmp/agg2.log" '3 gatherers' 10
+rmdir "$tmp/agg-state/totals.tmp"
+wait_grep "$tmp/agg2.log" "totals: written again after [0-9]+ failed saves" 10
+t_check "one line when it is written again, and the file is back" \
+	test "$(grep -c 'totals: written again' "$tmp/agg2.log")" -eq 1 -a -e "$tmp/agg-state/totals"
 
 # SIGKILL at a random point of a sweep, started again 1 s later.
 ms=$((RANDOM % (interval * 1000)))
@@ -239,4 +253,18 @@ if [ -n "$mark" ]; then
 	t_check "the ledger file holds the mark again" test "$(cat "$ledger")" = "$mark"
 	term "$agg_pid" aggregator || t_fail "the aggregator exited 0 on SIGTERM" "$term_msg"
 fi
+
+# A damaged file: set aside byte for byte, one line, the counters begin
+# at zero.
+printf 'garbage' >"$tmp/agg-state/totals"
+agg_start
+wait_grep "$tmp/agg$agg_runs.log" "totals: damaged: .*; set aside as .*totals\.bad\.[0-9]+, the counters begin at zero" 10
+aside=$(find "$tmp/agg-state" -maxdepth 1 -name 'totals.bad.*' | head -n 1)
+if [ -n "$aside" ] && [ "$(cat "$aside")" = garbage ] &&
+	grep -qE "lharvestd: $tmp/agg-state/totals: damaged: .*; set aside as $aside, the counters begin at zero$" "$tmp/agg$agg_runs.log"; then
+	t_pass "a damaged file is set aside byte for byte, in one line"
+else
+	t_fail "a damaged file is set aside byte for byte, in one line" "$(grep totals "$tmp/agg$agg_runs.log")"
+fi
+term "$agg_pid" aggregator || t_fail "the aggregator exited 0 on SIGTERM" "$term_msg"
 t_summary

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "httphead.h"
 #include "httpreq.h"
 #include "testutil.h"
 
@@ -135,6 +136,55 @@ START_TEST(lookups)
 }
 END_TEST
 
+/* Request-head lines (httphead.c): what evhttp would refuse with a page
+ * of its own, refused first. */
+static const struct {
+	const char *line;
+	int status;
+} request_lines[] = {
+    {"GET /metrics HTTP/1.1", 0},
+    {"HEAD / HTTP/1.0", 0},
+    {"GET /?a=b HTTP/1.1", 0},
+    {"POST / HTTP/1.1", 405},
+    {"DELETE /v1/hosts HTTP/1.0", 405},
+    {"get / HTTP/1.1", 400},
+    {"GET / HTTP/2.0", 400},
+    {"GET / HTTP/1.1 x", 400},
+    {"GET /a b HTTP/1.1", 400},
+    {"GET /", 400},
+    {"GET", 400},
+    {"", 400},
+    {" GET / HTTP/1.1", 400},
+    {"GET\t/ HTTP/1.1", 400},
+    {"GET /\x01 HTTP/1.1", 400},
+    {"ABCDEFGHIJKLMNOPQ / HTTP/1.1", 400},
+    {"ABCDEFGHIJKLMNOP / HTTP/1.1", 405},
+};
+
+START_TEST(request_line)
+{
+	const char *line = request_lines[_i].line;
+
+	ck_assert_int_eq(httphead_request_line(line, strlen(line)),
+	    request_lines[_i].status);
+}
+END_TEST
+
+START_TEST(header_lines)
+{
+	ck_assert(httphead_header_line("Host: x", 7, true));
+	ck_assert(httphead_header_line("X-Empty:", 8, true));
+	ck_assert(httphead_header_line(" folded", 7, false));
+	ck_assert(httphead_header_line("\tfolded", 7, false));
+	ck_assert(!httphead_header_line(" folded", 7, true));
+	ck_assert(!httphead_header_line("No colon", 8, false));
+	ck_assert(!httphead_header_line("A: b\rc", 6, false));
+	ck_assert(!httphead_header_line("A: \x7f", 4, false));
+	ck_assert(!httphead_header_line("", 0, false));
+	ck_assert(httphead_header_line("A:\tb", 4, false));
+}
+END_TEST
+
 int
 main(void)
 {
@@ -144,6 +194,9 @@ main(void)
 	tcase_add_loop_test(tc, targets, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, lengths);
 	tcase_add_test(tc, lookups);
+	tcase_add_loop_test(tc, request_line, 0,
+	    sizeof(request_lines) / sizeof(request_lines[0]));
+	tcase_add_test(tc, header_lines);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
