@@ -152,7 +152,8 @@ put_sample(struct promtext *p, const char *name, size_t nlen,
 	o = p->buf + p->len;
 	memcpy(o, name, nlen);
 	o += nlen;
-	memcpy(o, labels, llen);
+	if (llen > 0) /* labels may be NULL then */
+		memcpy(o, labels, llen);
 	o += llen;
 	*o++ = ' ';
 	memcpy(o, val, vlen);

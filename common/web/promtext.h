@@ -59,7 +59,7 @@ void promtext_labels(struct promtext *p, const char *const *keys,
     const char *const *values, size_t n);
 
 /* One sample: name, the labels as promtext_labels() wrote them (labels
- * of llen bytes, "" for none), ' ', the value, '\n'. */
+ * of llen bytes; "" or NULL with 0 for none), ' ', the value, '\n'. */
 void promtext_sample_u64(struct promtext *p, const char *name, size_t nlen,
     const char *labels, size_t llen, uint64_t v);
 void promtext_sample_double(struct promtext *p, const char *name, size_t nlen,
