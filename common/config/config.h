@@ -140,12 +140,6 @@ struct lh_config {
 	size_t nroutes;
 	int default_route; /* index into routes, -1: none */
 	bool spoof;        /* also spoof the site-wide view into gmond */
-	/* The Prometheus page (prometheus { }, docs/api.md section 2). */
-	char **prom_filesystems; /* empty: every filesystem */
-	size_t nprom_filesystems;
-	unsigned long prom_max_series; /* per-host series; 0: no cap */
-	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
-	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
 	/* The HTTP listener (http { }, daemon/httpd.h); aggregator, relay.
 	 * No TCP when http_listen_host is NULL (listen = "").  The bool
 	 * first: it fills what spoof leaves. */
@@ -158,6 +152,13 @@ struct lh_config {
 	unsigned http_max_connections;
 	unsigned http_max_header_size; /* bytes */
 	unsigned http_timeout;         /* seconds */
+	/* The Prometheus page (prometheus { }, docs/api.md section 2);
+	 * here, after the http block, the struct has the least padding. */
+	char **prom_filesystems; /* empty: every filesystem */
+	size_t nprom_filesystems;
+	unsigned long prom_max_series; /* per-host series; 0: no cap */
+	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
+	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
