@@ -24,6 +24,7 @@
 #include "gatherer.h"
 #include "log.h"
 #include "once.h"
+#include "prom.h"
 #include "relay_out.h"
 
 #define DEFAULT_CONFIG "/etc/lharvestd/lharvestd.conf"
@@ -155,11 +156,13 @@ log_deprecations(const struct lh_config *cfg, bool check_only)
  */
 static const struct consumer_kind aggregator_outs[] = {
     {ganglia_open, ganglia_check},
+    {prom_open, NULL},
     {api_open, NULL},
 };
 static const struct consumer_kind relay_outs[] = {
     {relay_out_open, NULL},
     {ganglia_open, ganglia_check},
+    {prom_open, NULL},
     {api_open, NULL},
 };
 

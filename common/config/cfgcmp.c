@@ -137,6 +137,16 @@ sweeps_eq(const struct lh_config *a, const struct lh_config *b)
 	    list_eq(a->gatherers, a->ngatherers, b->gatherers, b->ngatherers);
 }
 
+static bool
+prometheus_eq(const struct lh_config *a, const struct lh_config *b)
+{
+	return a->prom_families == b->prom_families &&
+	    a->prom_max_series == b->prom_max_series &&
+	    a->prom_metadata_ops == b->prom_metadata_ops &&
+	    list_eq(a->prom_filesystems, a->nprom_filesystems,
+	        b->prom_filesystems, b->nprom_filesystems);
+}
+
 /* The HTTP listener's sockets: a change binds new ones. */
 static bool
 http_listen_eq(const struct lh_config *a, const struct lh_config *b)
@@ -177,6 +187,7 @@ config_section_equal(const struct lh_config *a, const struct lh_config *b,
 	    {"resolver", resolver_eq},
 	    {"hosts", hosts_eq},
 	    {"sweeps", sweeps_eq},
+	    {"prometheus", prometheus_eq},
 	    {"http", http_eq},
 	    {"http_listen", http_listen_eq},
 	};

@@ -258,7 +258,8 @@ cfgfill_config(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	static int (*const steps[])(struct lh_config *, cfg_t *,
 	    struct lh_err *) = {fill_core, fill_gatherer, fill_name,
 	    fill_listener, fill_metrics, fill_timing, fill_prefixes,
-	    fill_admission, cfgfill_binds, cfgfill_routes, cfgfill_http};
+	    fill_admission, cfgfill_binds, cfgfill_routes, cfgfill_prom,
+	    cfgfill_http};
 	size_t i;
 
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {

@@ -55,6 +55,9 @@ struct cfgkey {
  * which cfghttp.c looks up itself. */
 const struct cfgkey *cfgkeys_table(size_t *ret_n);
 const struct cfgkey *cfgkeys_find(const char *name);
+/* The key called name in section (NULL: the top level), or NULL: for
+ * the names two sections share (prometheus { filesystems }). */
+const struct cfgkey *cfgkeys_find_in(const char *section, const char *name);
 
 /* A libconfuse handle for every key of the table, its checks set. */
 cfg_t *cfgkeys_init(void);
@@ -91,6 +94,7 @@ int cfgcheck_path(cfg_t *cfg, cfg_opt_t *opt);
 int cfgcheck_opt_path(cfg_t *cfg, cfg_opt_t *opt);
 int cfgcheck_allow(cfg_t *cfg, cfg_opt_t *opt);
 int cfgcheck_binds(cfg_t *cfg, cfg_opt_t *opt);
+int cfgcheck_prom_families(cfg_t *cfg, cfg_opt_t *opt);
 
 /* Lustre fsnames: 1-8 of [A-Za-z0-9_-]. */
 bool cfgcheck_fsname_ok(const char *s);
@@ -106,6 +110,7 @@ int cfgcheck_host_port(const char *s, bool port0_ok, char **ret_host,
 int cfgfill_config(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
 int cfgfill_binds(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
 int cfgfill_routes(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
+int cfgfill_prom(struct lh_config *c, cfg_t *cfg, struct lh_err *err);
 /* A string list key into a fresh array. */
 int cfgfill_list(cfg_t *cfg, const char *key, char ***ret, size_t *ret_n);
 void cfgbind_clear(struct lh_bind *b);

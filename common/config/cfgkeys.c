@@ -200,6 +200,37 @@ static const struct cfgkey keys[] = {
         .roles = R_R},
     {.name = "default_route", .type = CFGKEY_STR, .def_str = "", .roles = R_R},
     {.name = "spoof", .type = CFGKEY_BOOL, .roles = R_R},
+    /* The Prometheus page, /metrics (docs/api.md section 2); the names
+     * filesystems and metadata_ops are the top level's too, with the same
+     * values, so they read the same in both places. */
+    {.name = "prometheus",
+        .type = CFGKEY_SEC,
+        .cflags = CFGF_MULTI,
+        .roles = R_L},
+    {.name = "families",
+        .section = "prometheus",
+        .type = CFGKEY_LIST,
+        .validate = cfgcheck_prom_families,
+        .roles = R_L},
+    {.name = "filesystems",
+        .section = "prometheus",
+        .type = CFGKEY_LIST,
+        .validate = cfgcheck_filesystems,
+        .roles = R_L},
+    {.name = "max_series",
+        .section = "prometheus",
+        .type = CFGKEY_INT,
+        .def_int = CONFIG_DEFAULT_PROM_MAX_SERIES,
+        .lo = 0,
+        .hi = 100000000,
+        .unit = "",
+        .validate = cfgcheck_range,
+        .roles = R_L},
+    {.name = "metadata_ops",
+        .section = "prometheus",
+        .type = CFGKEY_LIST,
+        .validate = cfgcheck_metadata_ops,
+        .roles = R_L},
     /* The HTTP listener (cfghttp.c, daemon/httpd.h).  CFGF_MULTI for
      * the messages' file:line, as ganglia's. */
     {.name = "http", .type = CFGKEY_SEC, .cflags = CFGF_MULTI, .roles = R_L},
@@ -249,7 +280,7 @@ static const struct cfgkey keys[] = {
 };
 
 #define NKEYS    (sizeof(keys) / sizeof(keys[0]))
-#define NSECS    4 /* filesystem, ganglia, route, http */
+#define NSECS    5 /* filesystem, ganglia, route, prometheus, http */
 #define OPTS_MAX (NKEYS + 1)
 
 _Static_assert(NKEYS <= 64, "a parse notes aliases in a 64-bit mask");
@@ -259,6 +290,21 @@ cfgkeys_table(size_t *ret_n)
 {
 	*ret_n = NKEYS;
 	return keys;
+}
+
+const struct cfgkey *
+cfgkeys_find_in(const char *section, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (strcmp(keys[i].name, name) == 0 &&
+		    (section == NULL ? keys[i].section == NULL :
+		                       keys[i].section != NULL &&
+		                strcmp(keys[i].section, section) == 0))
+			return &keys[i];
+	}
+	return NULL;
 }
 
 const struct cfgkey *

@@ -130,6 +130,7 @@ config_free(struct lh_config *c)
 	free(c->state_dir);
 	free(c->name);
 	free(c->user);
+	free_list(c->prom_filesystems, c->nprom_filesystems);
 	free_list(c->deprecations, c->ndeprecations);
 	cfghttp_free(c);
 	free(c);
@@ -154,6 +155,20 @@ config_wants_fs(const struct lh_config *c, const char *fs)
 		return true;
 	for (i = 0; i < c->nfilesystems; i++) {
 		if (strcmp(c->filesystems[i], fs) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+config_prom_wants_fs(const struct lh_config *c, const char *fs)
+{
+	size_t i;
+
+	if (c->nprom_filesystems == 0)
+		return true;
+	for (i = 0; i < c->nprom_filesystems; i++) {
+		if (strcmp(c->prom_filesystems[i], fs) == 0)
 			return true;
 	}
 	return false;

@@ -46,6 +46,14 @@ enum lh_role {
 #define CONFIG_DEFAULT_META_IVL    60
 #define CONFIG_DEFAULT_TOTALS_HOST "lustre-totals"
 
+/* The Prometheus page's per-host families (prometheus { families }). */
+#define CONFIG_PROM_BYTES              0x1u /* read and write bytes */
+#define CONFIG_PROM_OPS                0x2u /* read and write RPCs */
+#define CONFIG_PROM_OSS_OPS            0x4u
+#define CONFIG_PROM_MDS_OPS            0x8u
+#define CONFIG_PROM_ALL                0xfu
+#define CONFIG_DEFAULT_PROM_MAX_SERIES 1000000
+
 /* Listener admission (docs/reliability.md, findings 1 and 15). */
 #define CONFIG_DEFAULT_FRAME_TIMEOUT  60
 #define CONFIG_DEFAULT_MAX_UNAUTH     256
@@ -144,6 +152,13 @@ struct lh_config {
 	unsigned http_max_connections;
 	unsigned http_max_header_size; /* bytes */
 	unsigned http_timeout;         /* seconds */
+	/* The Prometheus page (prometheus { }, docs/api.md section 2);
+	 * here, after the http block, the struct has the least padding. */
+	char **prom_filesystems; /* empty: every filesystem */
+	size_t nprom_filesystems;
+	unsigned long prom_max_series; /* per-host series; 0: no cap */
+	unsigned prom_families;        /* per-host families, CONFIG_PROM_* */
+	uint32_t prom_metadata_ops;    /* bit i: enum mdops_op i */
 	/* Gatherer started as root: the user it runs as (daemon/privsep.h);
 	 * "" stays root. */
 	char *user;
@@ -171,6 +186,10 @@ unsigned config_read_timeout(const struct lh_config *cfg);
 bool config_wants_fs(const struct lh_config *cfg, const char *fs);
 
 const char *config_role_name(enum lh_role role);
+
+/* True when the Prometheus page shows filesystem fs (prometheus {
+ * filesystems }). */
+bool config_prom_wants_fs(const struct lh_config *cfg, const char *fs);
 
 /* The metric name prefix of filesystem fs: its filesystem section's
  * metric_prefix, else fs itself. */
@@ -201,6 +220,8 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  *   "resolver"  dns, dns_servers
  *   "hosts"     hosts_file, rewrites (not the hosts file's contents)
  *   "sweeps"    interval, deadline_ms, gatherers
+ *   "prometheus"  prom_families, prom_filesystems, prom_max_series,
+ *               prom_metadata_ops (the prometheus { } section)
  *   "http"      every http_* field (the http { } section)
  *   "http_listen"  http_listen_host, http_listen_port, http_listen_set,
  *               http_socket: where the HTTP listener's sockets are

@@ -68,6 +68,7 @@ awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); print $6 }' "$tmp/contents" |
 	for f in "$src"/docs/*.md; do
 		echo "usr/share/doc/lharvestd/$(basename "$f")"
 	done
+	echo usr/share/doc/lharvestd/grafana-dashboard.json
 	# The units and the sysusers.d file, once systemd/ has them, in /lib
 	# or /usr/lib, whichever systemd/CMakeLists.txt chose.
 	for f in "$src"/systemd/*.service "$src"/systemd/*.service.in; do

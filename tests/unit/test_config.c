@@ -497,6 +497,10 @@ static const struct {
     {"gatherers = {\"oss9\"}\n", "sweeps"},
     {"deadline = 1\n", "sweeps"},
     {"server = \"h2\"\n", "sender"},
+    {"prometheus { max_series = 5 }\n", "prometheus"},
+    {"prometheus { families = {\"bytes\"} }\n", "prometheus"},
+    {"prometheus { filesystems = {\"scratch\"} }\n", "prometheus"},
+    {"prometheus { metadata_ops = {\"open\"} }\n", "prometheus"},
 };
 
 static struct lh_config *
@@ -515,7 +519,7 @@ START_TEST(section_equal)
 {
 	static const char *const sections[] = {"ganglia", "ganglia_channels",
 	    "listen", "listener", "relay", "sender", "resolver", "hosts",
-	    "sweeps"};
+	    "sweeps", "prometheus"};
 	static const char base[] = "role = \"aggregator\"\nname = \"a1\"\n";
 	struct lh_config *a = load_text(base), *b;
 	char text[256];
@@ -680,6 +684,54 @@ START_TEST(shipped_new_form)
 }
 END_TEST
 
+/* The prometheus section (issue 17): defaults, values, and what is
+ * refused where it is written. */
+START_TEST(prometheus_section)
+{
+	static const char base[] = "role = \"aggregator\"\nname = \"a1\"\n";
+	struct lh_config *c = load_text(base);
+	struct lh_err err;
+	const char *p;
+
+	ck_assert_uint_eq(c->prom_families, CONFIG_PROM_ALL);
+	ck_assert_uint_eq(c->prom_max_series, CONFIG_DEFAULT_PROM_MAX_SERIES);
+	ck_assert_uint_eq(c->prom_metadata_ops, 0);
+	ck_assert(config_prom_wants_fs(c, "any"));
+	config_free(c);
+	c = load_text("role = \"aggregator\"\nname = \"a1\"\n"
+	              "prometheus {\n families = {\"bytes\", \"mds_ops\"}\n"
+	              " filesystems = {\"scratch\"}\n max_series = 0\n"
+	              " metadata_ops = {\"open\", \"getattr\"}\n}\n");
+	ck_assert_uint_eq(c->prom_families,
+	    CONFIG_PROM_BYTES | CONFIG_PROM_MDS_OPS);
+	ck_assert_uint_eq(c->prom_max_series, 0);
+	ck_assert_uint_eq(c->prom_metadata_ops,
+	    (1u << MDOPS_OPEN) | (1u << MDOPS_GETATTR));
+	ck_assert(config_prom_wants_fs(c, "scratch"));
+	ck_assert(!config_prom_wants_fs(c, "home"));
+	config_free(c);
+	c = load_text("role = \"aggregator\"\nname = \"a1\"\n"
+	              "prometheus { families = {} }\n");
+	ck_assert_uint_eq(c->prom_families, 0);
+	config_free(c);
+	p = write_conf("role = \"aggregator\"\nname = \"a1\"\n"
+	               "prometheus {\n families = {\"bytes\", \"iops\"}\n}\n");
+	ck_assert_int_eq(config_load(p, &c, &err), -EINVAL);
+	ck_assert_msg(strstr(err.reason, ":4: families: 'iops' is not") !=
+	            NULL ||
+	        strstr(err.reason, ":3: families: 'iops' is not") != NULL,
+	    "%s", err.reason);
+	(void)unlink(p);
+	p = write_conf("role = \"aggregator\"\nname = \"a1\"\n"
+	               "prometheus {\n max_series = -1\n}\n");
+	ck_assert_int_eq(config_load(p, &c, &err), -EINVAL);
+	ck_assert_msg(strstr(err.reason, "max_series: -1 is not between") !=
+	        NULL,
+	    "%s", err.reason);
+	(void)unlink(p);
+}
+END_TEST
+
 /* Every key of the table is documented in lharvestd.conf(5), and says
  * which roles read it. */
 START_TEST(keys_documented)
@@ -709,13 +761,10 @@ START_TEST(keys_documented)
 		ck_assert_msg(k[i].roles != 0, "%s: no role", k[i].name);
 		ck_assert_msg(!k[i].alias || k[i].section != NULL,
 		    "%s: an alias of no section", k[i].name);
-		/* The http section's listen, allow and max_connections are
-		 * its own, as the route's server (cfghttp.c). */
-		if (k[i].section != NULL && strcmp(k[i].section, "http") == 0)
-			continue;
-		ck_assert_ptr_eq(cfgkeys_find(k[i].name),
-		    strcmp(k[i].name, "server") == 0 ? cfgkeys_find("server") :
-		                                       &k[i]);
+		/* A name is unique in its section (a few, such as the
+		 * route's server, are a top-level key's too). */
+		ck_assert_ptr_eq(cfgkeys_find_in(k[i].section, k[i].name),
+		    &k[i]);
 	}
 	free(man);
 }
@@ -751,6 +800,7 @@ main(void)
 	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
 	tcase_add_test(tc, ganglia_alias_lines);
 	tcase_add_loop_test(tc, shipped_new_form, 0, 3);
+	tcase_add_test(tc, prometheus_section);
 	tcase_add_test(tc, keys_documented);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
