@@ -184,12 +184,15 @@ print_fs(const json_t *f)
 {
 	const json_t *r = json_object_get(f, "rate");
 	const json_t *t = json_object_get(f, "total");
-	char a[4][32], b[4][32];
+	char a[4][32], b[4][32], n[24];
 
 	units_rate(a[0], sizeof(a[0]), lhj_num(r, "read_bytes"));
 	units_rate(a[1], sizeof(a[1]), lhj_num(r, "write_bytes"));
-	units_count(a[2], sizeof(a[2]), lhj_num(r, "oss_ops"));
-	units_count(a[3], sizeof(a[3]), lhj_num(r, "mds_ops"));
+	/* Operations now are per second, as the bytes are. */
+	units_count(n, sizeof(n), lhj_num(r, "oss_ops"));
+	(void)snprintf(a[2], sizeof(a[2]), "%s/s", n);
+	units_count(n, sizeof(n), lhj_num(r, "mds_ops"));
+	(void)snprintf(a[3], sizeof(a[3]), "%s/s", n);
 	units_bytes(b[0], sizeof(b[0]), lhj_num(t, "read_bytes"));
 	units_bytes(b[1], sizeof(b[1]), lhj_num(t, "write_bytes"));
 	units_count(b[2], sizeof(b[2]), lhj_num(t, "oss_ops"));

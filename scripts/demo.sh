@@ -126,7 +126,8 @@ printf '%s\n' 'role = "aggregator"' 'interval = 2' 'deadline = 0.6' \
 	'listen = "127.0.0.1:0"' "secret_file = \"$work/secret\"" \
 	"state_dir = \"$work/state-aggregator\"" 'name = "head"' \
 	"ganglia { gmond_conf = \"$work/gmetric.conf\" }" "hosts_file = \"$work/hosts\"" \
-	'dns = no' >"$work/aggregator.conf"
+	'dns = no' "http { listen = \"\" socket = \"$work/http.sock\" }" \
+	>"$work/aggregator.conf"
 "$bin" -d -f "$work/aggregator.conf" 2>"$work/aggregator.log" &
 live_pids+=($!)
 for _ in $(seq 50); do
@@ -150,6 +151,23 @@ for round in 1 2 3; do
 	bash tests/ganglia/gmond.sh xml "$tcp" --values | sort |
 		grep -E '^(node0[1-4]|lustre-totals) scratch_' | sed 's/^/   /'
 done
+# The same sweeps, asked over the aggregator's HTTP listener (here a unix
+# socket; 127.0.0.1:8023 by default): the lharvest command, and a few
+# lines of the Prometheus page (docs/api.md).
+echo
+echo "-- asked over HTTP: lharvest status, lharvest host node01, /metrics:"
+"$(dirname "$bin")/lharvest" -S "$work/http.sock" status | sed 's/^/   /'
+"$(dirname "$bin")/lharvest" -S "$work/http.sock" host node01 | sed 's/^/   /'
+python3 - "$work/http.sock" <<'PY' | grep -E '^lustre_client_(read|write)_bytes_total\{host="node0[12]"' | sed 's/^/   /'
+import http.client, socket, sys
+class Conn(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sys.argv[1])
+c = Conn("lharvest")
+c.request("GET", "/metrics")
+sys.stdout.write(c.getresponse().read().decode())
+PY
 stop_live
 echo
 echo "The aggregator's log:"
