@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "aggregator.h"
+#include "api.h"
 #include "check.h"
 #include "config.h"
 #include "consumer.h"
@@ -156,11 +157,13 @@ log_deprecations(const struct lh_config *cfg, bool check_only)
 static const struct consumer_kind aggregator_outs[] = {
     {ganglia_open, ganglia_check},
     {prom_open, NULL},
+    {api_open, NULL},
 };
 static const struct consumer_kind relay_outs[] = {
     {relay_out_open, NULL},
     {ganglia_open, ganglia_check},
     {prom_open, NULL},
+    {api_open, NULL},
 };
 
 /* The outputs of role. */

@@ -24,7 +24,8 @@ statistics of the local OSTs and MDTs; on each cluster's management head an
 aggregator sums them across servers, turns them into per-node rates and
 spoofs them into gmond; relays route a site-wide filesystem's data to the
 head of each client's cluster. One binary, lharvestd, runs any of the three
-roles; lharvest-dump decodes its traffic.")
+roles; lharvest asks a running aggregator or relay (lharvest top);
+lharvest-dump decodes its traffic.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_INSTALL_DIRECTORY lharvestd)
 set(CPACK_STRIP_FILES ON)

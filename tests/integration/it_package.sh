@@ -62,6 +62,7 @@ awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); print $6 }' "$tmp/contents" |
 {
 	printf '%s\n' etc/lharvestd/gatherer.conf etc/lharvestd/aggregator.conf \
 		etc/lharvestd/relay.conf usr/sbin/lharvestd usr/bin/lharvest-dump \
+		usr/bin/lharvest usr/share/man/man1/lharvest.1 \
 		usr/share/man/man8/lharvestd.8 usr/share/man/man5/lharvestd.conf.5 \
 		usr/share/doc/lharvestd/README.md usr/share/doc/lharvestd/LICENSE
 	for f in "$src"/docs/*.md; do
