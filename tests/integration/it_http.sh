@@ -262,6 +262,18 @@ else
 fi
 get umetrics --unix-socket "$tmp/http.sock" "http://lharvest/metrics"
 t_check "/metrics through the unix socket" test "$(cat "$tmp/umetrics.code")" = 200
+# And the JSON API's status (daemon/api.c) on it: the envelope, with the
+# gatherer of this test connected.
+get status "http://$web/v1/status"
+if [ "$(cat "$tmp/status.code")" = 200 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["success"] is True and d["message"] == "", d
+assert d["data"]["role"] == "aggregator", d
+assert d["data"]["gatherers"]["connected"] == 1, d["data"]["gatherers"]' "$tmp/status.body"; then
+	t_pass "GET /v1/status: 200, the envelope, one gatherer connected"
+else
+	t_fail "GET /v1/status: 200, the envelope, one gatherer connected" "$(cat "$tmp/status.code") $(head -c 300 "$tmp/status.body")"
+fi
 
 # SIGHUP: a new address.
 n=$(wc -l <"$tmp/agg.log")
