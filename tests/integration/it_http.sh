@@ -242,6 +242,39 @@ else
 fi
 t_check "the cap refusals are logged" grep -q 'http: connection refused: http { max_connections } open' "$tmp/agg.log"
 
+# The Prometheus page on this listener (daemon/prom.c): served, and its
+# listener families count what happened above.
+get metrics "http://$web/metrics"
+if [ "$(cat "$tmp/metrics.code")" = 200 ] &&
+	grep -qi '^content-type: text/plain; version=0.0.4' "$tmp/metrics.head"; then
+	t_pass "GET /metrics: 200, the Prometheus text format"
+else
+	t_fail "GET /metrics: 200, the Prometheus text format" "$(cat "$tmp/metrics.code") $(head -n 3 "$tmp/metrics.head")"
+fi
+val() { awk -v m="$1" '$1 == m { print $2 }' "$tmp/metrics.body"; }
+refused=$(val lharvestd_http_connections_refused_total)
+timeouts=$(val lharvestd_http_timeouts_total)
+errors=$(val lharvestd_http_errors_total)
+if [ "${refused:-0}" -ge $((flood - 8 + 4 + 1)) ] && [ "${timeouts:-0}" -ge 1 ] && [ "${errors:-0}" -ge 15 ]; then
+	t_pass "/metrics counts the listener's refusals ($refused), time-outs ($timeouts), errors ($errors)"
+else
+	t_fail "/metrics counts the listener's refusals, time-outs, errors" "refused=$refused timeouts=$timeouts errors=$errors"
+fi
+get umetrics --unix-socket "$tmp/http.sock" "http://lharvest/metrics"
+t_check "/metrics through the unix socket" test "$(cat "$tmp/umetrics.code")" = 200
+# And the JSON API's status (daemon/api.c) on it: the envelope, with the
+# gatherer of this test connected.
+get status "http://$web/v1/status"
+if [ "$(cat "$tmp/status.code")" = 200 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["success"] is True and d["message"] == "", d
+assert d["data"]["role"] == "aggregator", d
+assert d["data"]["gatherers"]["connected"] == 1, d["data"]["gatherers"]' "$tmp/status.body"; then
+	t_pass "GET /v1/status: 200, the envelope, one gatherer connected"
+else
+	t_fail "GET /v1/status: 200, the envelope, one gatherer connected" "$(cat "$tmp/status.code") $(head -c 300 "$tmp/status.body")"
+fi
+
 # SIGHUP: a new address.
 n=$(wc -l <"$tmp/agg.log")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
