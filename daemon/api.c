@@ -42,11 +42,11 @@ api_reply(struct httpd_req *r, int status, const char *message, json_t *data)
 	if (text == NULL || body == NULL ||
 	    evbuffer_add(body, text, strlen(text)) < 0 ||
 	    evbuffer_add(body, "\n", 1) < 0) {
-		/* Nothing to say it with: the listener's own 500. */
+		/* The listener's own envelope, which needs far less. */
 		free(text);
 		if (body != NULL)
 			evbuffer_free(body);
-		httpd_reply(r, 500, "text/plain", NULL);
+		httpd_reply_error(r, 500, "out of memory");
 		return;
 	}
 	free(text);

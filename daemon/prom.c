@@ -178,7 +178,7 @@ metrics_cb(void *arg, struct httpd_req *r)
 	if (body == NULL || pg == NULL || health_add(m, body) < 0) {
 		if (body != NULL)
 			evbuffer_free(body);
-		httpd_reply(r, 500, "text/plain", NULL);
+		httpd_reply_error(r, 500, "out of memory");
 		return;
 	}
 	/* The counters by reference: concurrent scrapes share one copy. */
@@ -187,7 +187,7 @@ metrics_cb(void *arg, struct httpd_req *r)
 	    0) {
 		pg->refs--;
 		evbuffer_free(body);
-		httpd_reply(r, 500, "text/plain", NULL);
+		httpd_reply_error(r, 500, "out of memory");
 		return;
 	}
 	httpd_reply(r, 200, CONTENT_TYPE, body);
