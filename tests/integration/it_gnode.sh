@@ -180,5 +180,19 @@ if gn_wait 10 page node01 load_one $lustre home_read_bytes; then
 else
 	t_fail "node01 is still one page after the restart" "$(cat "$tmp/page.node01")"
 fi
+# near TRUTH PAGE: the page's value within 3 % of the simulator's truth.
+near() { awk -v t="$1" -v v="$2" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.03 * t) }'; }
+for hn in node01:10.1.0.1@o2ib cn02:10.1.0.2@o2ib; do
+	h=${hn%%:*} nid=${hn#*:}
+	for f in read_bytes write_bytes; do
+		want=$(python3 "$src/tests/integration/gnode_truth.py" "$R/truth.jsonl" scratch "$nid" "$f")
+		got=$(gn_host "$query_port" "$h" | awk -v m="scratch_$f" '$1 == m { print $2 }')
+		if near "$want" "$got"; then
+			t_pass "$h's page: scratch_$f is what the simulator wrote ($got, truth $want)"
+		else
+			t_fail "$h's page: scratch_$f is what the simulator wrote" "page $got, truth $want"
+		fi
+	done
+done
 echo "# gmetad's node02 after the restart: $(gn_host "$query_port" node02 | head -n 1)"
 t_summary
