@@ -22,6 +22,8 @@ demo_pkgs=(ganglia-monitor iproute2)
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
 	clang-format cppcheck shellcheck dpkg-dev file rpm rpmlint systemd
 	stress-ng prometheus tmux)
+# it_gnode.sh: gmetad, run privately in the test's own network namespace.
+test_pkgs+=(gmetad)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in
