@@ -151,7 +151,7 @@ sleep_sweeps() { [ "$(tail -n +$((n + 1)) "$tmp/agg.log" | grep -c 'sweep [0-9]*
 gn_wait 20 sleep_sweeps || t_fail "the aggregator sweeps on after the reload" "$(tail -n 5 "$tmp/agg.log")"
 e=$(gmond_entries node02)
 if [ "$(echo "$e" | awk '{ print $1 }' | tr '\n' ' ')" = "10.1.0.2 10.9.0.2 " ] &&
-	! gn_host "$query_port" cn02 | grep -q '^scratch_'; then
+	[ "$(gn_host "$query_port" cn02 | grep -c '^scratch_')" -eq 0 ]; then
 	t_pass "after the rename gmond still files both addresses as node02; cn02's page has no Lustre graphs"
 else
 	t_fail "after the rename gmond still files both addresses as node02; cn02's page has no Lustre graphs" \
