@@ -37,7 +37,8 @@ struct lh_options {
 	bool check_only;
 	bool once;
 	int verbose;
-	const char *greports_dir; /* --ganglia-reports DIR */
+	bool greports; /* --ganglia-reports DIR */
+	const char *greports_dir;
 };
 
 static _Noreturn void
@@ -99,6 +100,7 @@ parse_args(int argc, char **argv, struct lh_options *o)
 			o->once = true;
 			break;
 		case 'G':
+			o->greports = true;
 			o->greports_dir = optarg;
 			break;
 		case 'h':
@@ -246,7 +248,7 @@ main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	/* --ganglia-reports: a command, run before any logging or daemon. */
-	if (o.greports_dir != NULL)
+	if (o.greports)
 		return greports_run(o.greports_dir, o.config, stdout, stderr);
 	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
 	 * stderr, and the service manager does the supervising.  Otherwise,
