@@ -125,6 +125,20 @@ gweb_reports() {
 	EOF
 }
 
+# gweb_gen_reports BIN DIR: the report definitions lharvestd writes
+# for the aggregator's configuration ($GW/agg.conf, written here first);
+# the hand-made fixture where this lharvestd has no --ganglia-reports.
+gweb_gen_reports() {
+	mkdir -p "$2"
+	[ -e "$GW/agg.conf" ] || gweb_conf_agg >"$GW/agg.conf"
+	if "$1" --ganglia-reports "$2" -f "$GW/agg.conf" >"$GW/reports.log" 2>&1 &&
+		compgen -G "$2/*_report.json" >/dev/null; then
+		return 0
+	fi
+	gweb_log "lharvestd --ganglia-reports: $(head -n 1 "$GW/reports.log"); the test fixture instead"
+	cp "$LH_SRC/tests/ganglia-web/reports/"*_report.json "$2/"
+}
+
 gweb_php() {
 	(cd "$GW/www" && exec php -S "127.0.0.1:$GW_HTTP" -t "$GW/www") \
 		>"$GW/php.log" 2>&1 &
