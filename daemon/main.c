@@ -22,6 +22,7 @@
 #include "err.h"
 #include "ganglia.h"
 #include "gatherer.h"
+#include "greports.h"
 #include "log.h"
 #include "once.h"
 #include "prom.h"
@@ -36,6 +37,8 @@ struct lh_options {
 	bool check_only;
 	bool once;
 	int verbose;
+	bool greports; /* --ganglia-reports DIR */
+	const char *greports_dir;
 };
 
 static _Noreturn void
@@ -43,6 +46,7 @@ usage(FILE *out, int status)
 {
 	(void)fprintf(out,
 	    "usage: lharvestd [-dnvV] [-f file] [-u user] [--once]\n"
+	    "       lharvestd --ganglia-reports DIR [-f file]\n"
 	    "  -f file   configuration file (default " DEFAULT_CONFIG ")\n"
 	    "  -u user   gatherer started as root: run as user (see "
 	    "lharvestd(8))\n"
@@ -51,7 +55,9 @@ usage(FILE *out, int status)
 	    "  -v        more log (repeat for more)\n"
 	    "  -V        print the version and exit\n"
 	    "  --once    gatherer: read every target once, print JSON lines "
-	    "and exit\n");
+	    "and exit\n"
+	    "  --ganglia-reports DIR  write ganglia-web reports for the "
+	    "filesystems of -f's file into DIR and exit\n");
 	exit(status);
 }
 
@@ -62,6 +68,7 @@ parse_args(int argc, char **argv, struct lh_options *o)
 	    {"once", no_argument, NULL, 'O'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"ganglia-reports", required_argument, NULL, 'G'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -91,6 +98,10 @@ parse_args(int argc, char **argv, struct lh_options *o)
 			exit(0);
 		case 'O':
 			o->once = true;
+			break;
+		case 'G':
+			o->greports = true;
+			o->greports_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -236,6 +247,9 @@ main(int argc, char **argv)
 	bool detach;
 
 	parse_args(argc, argv, &o);
+	/* --ganglia-reports: a command, run before any logging or daemon. */
+	if (o.greports)
+		return greports_run(o.greports_dir, o.config, stdout, stderr);
 	/* Under systemd (JOURNAL_STREAM set) stay put: the journal is
 	 * stderr, and the service manager does the supervising.  Otherwise,
 	 * without -d, detach once the start-up checks are done: until then,
