@@ -161,17 +161,20 @@ def host_rates(a, fields):
 
 
 def levels(series, rates, fss):
-    """metric -> where its top sits (a line: its value; a stack: the sum
-    of the stack up to it)."""
-    out, stack = {}, 0.0
+    """metric -> (its rate, the height its colour's pixels centre on: a
+    line's value, or the middle of its band in a stack), and the top of
+    the graph's highest series."""
+    out, stack, top = {}, 0.0, 0.0
     for metric, _, stacked in series:
         fs, v = next(((f, rates.get((f, metric[len(f) + 1:]), 0.0)) for f in fss
                       if metric.startswith(f + "_")), (None, 0.0))
+        mid = v
         if stacked:
+            mid = stack + v / 2
             stack += v
-            v = stack
-        out[metric] = v
-    return out
+        out[metric] = (v, mid)
+        top = max(top, stack if stacked else v)
+    return out, top
 
 
 def images_loaded(o, probe, what):
@@ -205,15 +208,20 @@ def check_report(o, a, name, series, src, rates, fss):
     """One report: each node's series where the simulator's rates put
     them, and none for the unknown host."""
     nodes = a.nodes.split(",")
-    lv = {h: levels(series, rates.get(h, {}), fss) for h in nodes}
-    top = 1.25 * max([v for d in lv.values() for v in d.values()] + [1.0])
+    lv, tops = {}, [1.0]
+    for h in nodes:
+        d, t = levels(series, rates.get(h, {}), fss)
+        lv[h] = {m: d[m][1] for m in d}
+        lv[h].update({("rate", m): d[m][0] for m in d})
+        tops.append(t)
+    top = 1.25 * max(tops)
     got = {}
     for h in nodes + [a.unknown]:
         path, img, box = redraw(a, src, h, top, name)
         got[h] = {m: colour_stats(img, rgb, box) for m, rgb, _ in series}
         got[h]["path"] = path
     for m, rgb, _ in series:
-        busy = [h for h in nodes if lv[h][m] > 0.05 * top]
+        busy = [h for h in nodes if lv[h][("rate", m)] > 0.05 * top]
         miss = ["%s: %s none in %s" % (h, m, got[h]["path"]) for h in busy if got[h][m][0] == 0]
         o.check("%s: %s's colour drawn for every node that has it (%s)" % (name, m, ",".join(busy)),
                 not miss, *miss)
