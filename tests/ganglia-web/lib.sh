@@ -73,19 +73,22 @@ gweb_gmetad() {
 	gweb_wait 20 gweb_tcp "$GW_INTERACTIVE"
 }
 
-# gweb_copy: Debian's ganglia-web copied, patched and configured for
-# this directory only (the system copy and /var/lib/ganglia-web are
-# never written).
+# gweb_copy [NAME [unpatched]]: Debian's ganglia-web copied to
+# /NAME (default ganglia), patched unless told, and configured for this
+# directory only (the system copy and /var/lib/ganglia-web are never
+# written).
 gweb_copy() {
-	local src=/usr/share/ganglia-webfrontend w=$GW/www/ganglia c=$GW/gweb-conf
+	local src=/usr/share/ganglia-webfrontend w=$GW/www/${1:-ganglia} c=$GW/conf-${1:-ganglia}
 	[ -r "$src/index.php" ] || {
 		echo "no ganglia-web in $src (apt-get install ganglia-webfrontend)"
 		return 1
 	}
 	mkdir -p "$GW/www" "$c/conf" "$c/dwoo/compiled" "$c/dwoo/cache"
 	cp -a "$src" "$w" || return 1
-	patch -s -p1 -d "$w" <"$LH_SRC/contrib/ganglia-web-php8.patch" || return 1
-	ln -s /usr/share/javascript "$GW/www/javascript"
+	if [ "${2:-}" != unpatched ]; then
+		patch -s -p1 -d "$w" <"$LH_SRC/contrib/ganglia-web-php8.patch" || return 1
+	fi
+	[ -e "$GW/www/javascript" ] || ln -s /usr/share/javascript "$GW/www/javascript"
 	cp /var/lib/ganglia-web/conf/*.json "$c/conf/"
 	# Debian's conf.php: the JavaScript paths; then this directory's.
 	sed '/^?>/d' "$src/conf.php" >"$w/conf.php"
@@ -110,14 +113,14 @@ gweb_copy() {
 # conf directory, and default.json includes the reports after Debian's.
 gweb_reports() {
 	local f names=()
-	cp "$1"/view_*.json "$GW/gweb-conf/conf/" 2>/dev/null
+	cp "$1"/view_*.json "$GW/conf-ganglia/conf/" 2>/dev/null
 	for f in "$1"/*_report.json; do
 		[ -e "$f" ] || continue
 		cp "$f" "$GW/www/ganglia/graph.d/"
 		f=${f##*/}
 		names+=("${f%.json}")
 	done
-	python3 - "$GW/gweb-conf/conf/default.json" "${names[@]}" <<-'EOF'
+	python3 - "$GW/conf-ganglia/conf/default.json" "${names[@]}" <<-'EOF'
 		import json, sys
 		path, names = sys.argv[1], sys.argv[2:]
 		d = json.load(open(path))
@@ -147,7 +150,7 @@ gweb_start() {
 	: >"$GW/pids"
 	gweb_gmond || { gweb_log "gmond did not start"; return 1; }
 	gweb_gmetad || { gweb_log "gmetad did not start: $(tail -n 5 "$GW/gmetad.log")"; return 1; }
-	gweb_copy || { gweb_log "ganglia-web could not be copied and patched"; return 1; }
+	gweb_copy ganglia || { gweb_log "ganglia-web could not be copied and patched"; return 1; }
 	gweb_php || { gweb_log "php -S did not start: $(tail -n 5 "$GW/php.log")"; return 1; }
 }
 
