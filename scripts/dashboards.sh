@@ -29,7 +29,7 @@ while getopts b:o:s:n:h o; do
 	s) secs=$OPTARG ;;
 	n) node=$OPTARG ;;
 	*)
-		sed -n '2,20s/^# \{0,1\}//p' "$0"
+		sed -n '2,21s/^# \{0,1\}//p' "$0"
 		exit 2
 		;;
 	esac
