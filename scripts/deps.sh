@@ -22,8 +22,10 @@ demo_pkgs=(ganglia-monitor iproute2)
 test_pkgs=("${demo_pkgs[@]}" clang libclang-rt-14-dev clang-tidy
 	clang-format cppcheck shellcheck dpkg-dev file rpm rpmlint systemd
 	stress-ng prometheus tmux)
-# it_gnode.sh: gmetad, run privately in the test's own network namespace.
-test_pkgs+=(gmetad)
+# The ganglia-web tests (tests/ganglia-web, it_gweb*.sh) and
+# scripts/dashboards.sh: gmetad and rrdtool, ganglia-web on php-cli,
+# patch for contrib/ganglia-web-php8.patch, Chromium to look at it.
+test_pkgs+=(gmetad rrdtool ganglia-webfrontend php-cli patch chromium)
 
 want=("${build_pkgs[@]}")
 case ${1:-build} in
