@@ -93,31 +93,6 @@ gn_node_start() {
 	return 1
 }
 
-# gn_gmetad_start DIR SOURCE_PORT XML_PORT QUERY_PORT: gmetad polling the
-# collector every second, its RRDs in DIR/rrds.
-gn_gmetad_start() {
-	local dir=$1 i
-	mkdir -p "$dir/rrds"
-	cat >"$dir/gmetad.conf" <<-EOF
-		data_source "lharvest-test" 1 127.0.0.1:$2
-		gridname "gnode"
-		xml_port $3
-		interactive_port $4
-		rrd_rootdir "$dir/rrds"
-		setuid off
-		server_threads 2
-	EOF
-	gmetad -c "$dir/gmetad.conf" -p "$dir/gmetad.pid" >"$dir/gmetad.log" 2>&1 ||
-		{ cat "$dir/gmetad.log"; return 1; }
-	for ((i = 0; i < 200; i++)); do
-		gn_pid "$dir/gmetad.pid" gmetad >/dev/null &&
-			(exec 3<>"/dev/tcp/127.0.0.1/$3") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "gmetad did not come up"
-	return 1
-}
-
 # gn_query PORT REQUEST: one answer of gmetad's interactive port.
 gn_query() {
 	exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1

@@ -5,9 +5,9 @@
 # the address of its NID.  Here two gmonds stand in for compute nodes
 # (override_hostname, override_ip: 10.9.0.x, while their NIDs are
 # 10.1.0.x@o2ib), the simulator, three gatherers and an aggregator feed
-# the collector gmond they all send to, and a private gmetad polls it.
-# Checked, through gmetad's answers to ganglia-web's host query and its
-# RRDs:
+# the collector gmond they all send to; gmetad and the PHP 8-patched
+# ganglia-web are tests/ganglia-web/lib.sh's.  Checked, through gmetad's
+# answers to ganglia-web's host query and its RRDs:
 #  - gmond keeps two entries named node01 (one per address); gmetad keys
 #    hosts by name and makes them one host: node01's own load and its
 #    Lustre rates on one page, their RRDs in one directory;
@@ -15,33 +15,43 @@
 #    aggregator SIGHUP): gmond keeps filing the NID's rates under the
 #    name it first saw, so cn02's page has no Lustre graphs;
 #  - the documented step, a restart of the collector gmond: cn02's page
-#    has its own and its Lustre graphs, with rates that move again.
+#    has its own and its Lustre graphs, with the rates the simulator
+#    wrote;
+# and then in headless Chromium: cn02's and node01's ganglia-web pages
+# hold their load and Lustre graphs, loaded, each Lustre graph's area
+# drawn (tests/integration/gnode_page.py).  The pages, their screenshots
+# and the graphs stay in LH_GNODE_OUT (default ./it_gnode.out).  About
+# 30 s.
 # gmetad binds every address: the whole test runs in a network namespace
 # of its own (unshare -n), where nothing else listens.
 #   bash it_gnode.sh BUILD/daemon/lharvestd      (LH_SRCDIR = source tree)
 set -uo pipefail
-if [ -z "${LH_GNODE_NETNS:-}" ]; then
-	for c in gmond gmetad unshare ip; do
-		command -v "$c" >/dev/null || { echo "no $c (scripts/deps.sh)"; exit 1; }
-	done
-	LH_GNODE_NETNS=1 exec unshare -n -- bash "$0" "$@"
-fi
-ip link set lo up || { echo "cannot bring lo up in the new namespace"; exit 1; }
-bin=$1
+src=${LH_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck disable=SC2034 # read by lib.sh
+LH_SRC=$src
+# shellcheck source=../ganglia-web/lib.sh
+. "$src/tests/ganglia-web/lib.sh"
+for c in gmond gmetad php chromium rrdtool; do
+	command -v "$c" >/dev/null || { echo "no $c (scripts/deps.sh installs it)"; exit 1; }
+done
+gweb_netns "$0" "$@"
+bin=$(realpath "$1")
 # shellcheck source=dumplib.sh
 . "$(dirname "$0")/dumplib.sh"
 # shellcheck source=gnodelib.sh
 . "$(dirname "$0")/gnodelib.sh"
-src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 gm=$src/tests/ganglia/gmond.sh
 sim=(python3 "$src/tests/sim/lustresim.py")
-col_udp=8649 col_tcp=8650 xml_port=8651 query_port=8652
+GW=$tmp
+col_udp=$GW_GMOND_UDP col_tcp=$GW_GMOND_TCP query_port=$GW_INTERACTIVE
+out=${LH_GNODE_OUT:-$PWD/it_gnode.out}
+rm -rf "$out" && mkdir -p "$out"
 
 stop_all() {
-	gn_stop "$tmp/gmetad/gmetad.pid" gmetad
 	gn_stop "$tmp/node01/gmond.pid" gmond
 	gn_stop "$tmp/node02/gmond.pid" gmond
-	"$gm" stop "$tmp/col" >/dev/null
+	gweb_stop >/dev/null
+	cp -f "$GW"/*.log "$out"/ 2>/dev/null
 	cleanup
 }
 trap stop_all EXIT
@@ -52,10 +62,10 @@ R=$tmp/sim
 pids+=("$!")
 wait_grep "$R/truth.jsonl" '"step": 0' 10 || { echo "the simulator did not start"; exit 1; }
 
-"$gm" start "$tmp/col" "$col_udp" "$col_tcp" >/dev/null || exit 1
+# The collector gmond, gmetad and the patched ganglia-web.
+gweb_start || { echo "the stack did not start: $(tail -n 5 "$GW"/*.log)"; exit 1; }
 gn_node_start "$tmp/node01" node01 10.9.0.1 "$col_udp" || exit 1
 gn_node_start "$tmp/node02" node02 10.9.0.2 "$col_udp" || exit 1
-gn_gmetad_start "$tmp/gmetad" "$col_tcp" "$xml_port" "$query_port" || exit 1
 
 make_keys "$tmp/keys" "it-gnode-key-0123456789abcdef01234567"
 printf 'globals {\n  daemonize = no\n}\nudp_send_channel {\n  host = 127.0.0.1\n  port = %s\n}\n' \
@@ -106,7 +116,7 @@ page() {
 	gn_host "$query_port" "$h" >"$tmp/page.$h" || return 1
 	for m in "$@"; do
 		grep -q "^$m " "$tmp/page.$h" || return 1
-		[ -s "$tmp/gmetad/rrds/lharvest-test/$h/$m.rrd" ] || return 1
+		[ -s "$GW/rrds/$GW_CLUSTER/$h/$m.rrd" ] || return 1
 	done
 }
 # gmond_entries NAME: the collector's entries named NAME, "IP #metrics".
@@ -117,7 +127,7 @@ if gn_wait 40 page node01 load_one $lustre home_read_bytes; then
 	t_pass "node01's own load and its Lustre rates on one page in gmetad"
 else
 	t_fail "node01's own load and its Lustre rates on one page in gmetad" \
-		"$(cat "$tmp/page.node01")" "$(ls "$tmp/gmetad/rrds/lharvest-test/node01" 2>&1)" \
+		"$(cat "$tmp/page.node01")" "$(ls "$GW/rrds/$GW_CLUSTER/node01" 2>&1)" \
 		"$(tail -n 3 "$tmp/agg.log")"
 fi
 e=$(gmond_entries node01)
@@ -159,8 +169,9 @@ else
 fi
 
 # The documented step: restart the collector gmond.
-"$gm" stop "$tmp/col" >/dev/null
-"$gm" start "$tmp/col" "$col_udp" "$col_tcp" >/dev/null || exit 1
+"$gm" stop "$GW/gmond" >/dev/null
+restarted=$(date +%s)
+"$gm" start "$GW/gmond" "$col_udp" "$col_tcp" >/dev/null || exit 1
 # Every entry of the restarted gmond is new: cn02's Lustre rates are
 # there as soon as the aggregator's metadata is (metadata_interval).
 cn02_whole() {
@@ -194,5 +205,30 @@ for hn in node01:10.1.0.1@o2ib cn02:10.1.0.2@o2ib; do
 		fi
 	done
 done
+# The pages themselves: Chromium loads each node's ganglia-web page;
+# every image loaded, the graphs of the node's load and of its Lustre
+# metrics among them, and each Lustre graph, drawn again since the
+# restart, has its area filled (and an unknown host's has not).
+web_page() {
+	local h=$1
+	shift
+	gweb_probe "/ganglia/index.php?c=$GW_CLUSTER&h=$h&r=hour" "$out/probe-$h.json" || return 1
+	python3 "$src/tests/integration/gnode_page.py" "$out/probe-$h.json" \
+		"http://127.0.0.1:$GW_HTTP/ganglia/" "$out/$h" "$h" "$restarted" "$(date +%s)" "$@" \
+		>"$out/page-$h.out" 2>&1
+}
+for h in cn02 node01; do
+	gweb_shot "http://127.0.0.1:$GW_HTTP/ganglia/index.php?c=$GW_CLUSTER&h=$h&r=hour" "$out/$h.png"
+	# shellcheck disable=SC2086
+	if web_page "$h" load_one ${lustre//scratch/+scratch}; then
+		t_pass "ganglia-web: $h's page shows its own load and its Lustre graphs, drawn"
+	else
+		t_fail "ganglia-web: $h's page shows its own load and its Lustre graphs, drawn" \
+			"$(cat "$out/page-$h.out" 2>/dev/null)" "$(tail -n 3 "$GW/chromium.log")"
+	fi
+done
+errs=$(grep -E 'PHP (Fatal|Parse|Warning)|\[500\]' "$GW/php.log" | head -n 5)
+t_check "no PHP error in php -S's log" test -z "$errs"
 echo "# gmetad's node02 after the restart: $(gn_host "$query_port" node02 | head -n 1)"
+echo "# pages probed: $out"
 t_summary
