@@ -138,7 +138,8 @@ else
 fi
 # gmetad counts HOST elements, not names: node01 and node02 twice each,
 # and lustre-totals.
-if [ "$(gn_hosts_up "$query_port")" = 5 ]; then
+five_up() { [ "$(gn_hosts_up "$query_port")" = 5 ]; }
+if gn_wait 10 five_up; then
 	t_pass "gmetad's summary counts each of gmond's entries: 5 up for 3 names"
 else
 	t_fail "gmetad's summary counts each of gmond's entries: 5 up for 3 names" \
