@@ -87,8 +87,9 @@ cp "$R/truth-latest.json" "$tmp/baseline.json"
 simpid=$!
 pids+=($simpid)
 
-# Ten stops (eight SIGKILLs, two clean), each after at least two records appended since the start,
-# at a random point of the next second (a sweep, a save, or idle time).
+# Ten stops in turn (eight SIGKILLs, two clean), each after two more
+# records appended, at a random point of the next second (a sweep, a
+# save, or idle time).
 for ((k = 1; k <= 10; k++)); do
 	n=$(saves)
 	for ((i = 0; i < 100 && $(saves) < n + 2; i++)); do sleep 0.1; done
