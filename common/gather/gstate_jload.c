@@ -174,7 +174,6 @@ good_after(const struct jsrc *s, uint64_t off)
 static int
 bad_record(const struct jsrc *s, uint64_t off, uint32_t len, struct lh_err *err)
 {
-	uint8_t head[GSTATE_JREC_HEAD];
 	int rc;
 
 	if (len != GSTATE_JREC_PENDING)
@@ -184,6 +183,8 @@ bad_record(const struct jsrc *s, uint64_t off, uint32_t len, struct lh_err *err)
 	/* A header still pending, or half written, is the record being
 	 * appended when the writer stopped: nothing ever follows it. */
 	if (s->size - off >= GSTATE_JREC_HEAD) {
+		uint8_t head[GSTATE_JREC_HEAD];
+
 		rc = jsrc_read(s, off, head, sizeof(head));
 		if (rc < 0)
 			return lh_err_set(err, 0, rc, "%s", strerror(-rc));
@@ -206,10 +207,10 @@ scan(const struct jsrc *s, size_t *ret_n, struct gstate_jinfo *info,
 	uint64_t off = GSTATE_JSTART;
 	size_t n = 0;
 	uint32_t len;
-	int rc;
 
 	while (off < s->size) {
-		rc = record_good(s, off, &len);
+		int rc = record_good(s, off, &len);
+
 		if (rc < 0)
 			return lh_err_set(err, 0, rc, "%s", strerror(-rc));
 		if (rc == 0) {
@@ -331,13 +332,13 @@ replay(const struct jsrc *s, size_t n, struct gtable *t, struct outbox *ob,
 	uint8_t head[GSTATE_JREC_HEAD];
 	uint64_t off = GSTATE_JSTART;
 	size_t k;
-	int rc;
 
 	for (k = 0; k < n; k++) {
 		struct statefile_in *in = NULL;
 		struct statefile_src src;
 		struct rbuf r;
 		uint32_t len;
+		int rc;
 
 		rc = jsrc_read(s, off, head, sizeof(head));
 		if (rc < 0)

@@ -416,8 +416,6 @@ static void
 export_restore(struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *prev, const struct mdops *prev_ops)
 {
-	unsigned i;
-
 	e->have = 0;
 	e->ops_unknown = 0;
 	if (prev == NULL)
@@ -425,6 +423,8 @@ export_restore(struct gt_target *tg, struct gt_export *e,
 	gt_export_restore_prev(tg, e, prev);
 	e->have = 1;
 	if (tg->ops != NULL && prev_ops != NULL) {
+		unsigned i;
+
 		for (i = 0; i < MDOPS_N; i++)
 			tg->ops[e - tg->exp].v[i] = (uint32_t)prev_ops->v[i];
 	}

@@ -85,7 +85,7 @@ cp "$R/truth-latest.json" "$tmp/baseline.json"
 "${sim[@]}" run --root "$R" --clock wall --period 0.4 --steps 0 --quiet \
 	>>"$tmp/sim.log" 2>&1 &
 simpid=$!
-pids+=($simpid)
+pids+=("$simpid")
 
 # Ten stops in turn (eight SIGKILLs, two clean), each after two more
 # records appended, at a random point of the next second (a sweep, a
