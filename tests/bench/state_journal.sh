@@ -16,7 +16,9 @@
 # bytes per sweep (mean, compactions included, and per day at a 20 s
 # interval), the save's time (median, max), and the sweep's time (median).
 # The first two sweeps (the baseline, and the save after it, which writes
-# a new base) are left out.
+# a new base) are left out.  Then the gatherer's peak RSS (VmHWM), and the
+# peak after a SIGKILL and a restart (the journal's records replayed) over
+# the load and two sweeps.
 set -euo pipefail
 b=$(cd "$1" && pwd)
 tree=$2
@@ -76,6 +78,20 @@ for ((n = 1; n <= busy; n++)); do
 	python3 "$src/tests/sim/lustresim.py" run --root "$tree" --steps 1 >/dev/null
 	wait_saves $((total + n))
 done
+# Memory: the peak so far; then killed (the journal keeps its records)
+# and restarted: the peak over the load and two sweeps.
+hwm=$(awk '$1 == "VmHWM:" {print $2}' "/proc/$gpid/status")
+kill -KILL "$gpid"
+wait "$gpid" 2>/dev/null || true
+"$b/daemon/lharvestd" -d -v -f "$tmp/g.conf" 2>"$tmp/g2.log" &
+gpid=$!
+pids+=("$gpid")
+while [ "$(grep -c 'lharvestd: sweep [0-9]*:' "$tmp/g2.log")" -lt 2 ]; do
+	kill -0 "$gpid" 2>/dev/null || { cat "$tmp/g2.log" >&2; exit 1; }
+	sleep 0.2
+done
+hwm2=$(awk '$1 == "VmHWM:" {print $2}' "/proc/$gpid/status")
+restored=$(sed -n 's/.*lharvestd: state restored: //p' "$tmp/g2.log")
 kill -TERM "$gpid"
 wait "$gpid" || true
 
@@ -86,6 +102,7 @@ sed -n 's/.*lharvestd: sweep [0-9]*: .* in \([0-9.]*\) s.*/\1/p' "$tmp/g.log" |
 	awk -v idle="$idle" 'NR > 2 {print $1, (NR <= idle + 2 ? "idle" : "busy")}' >"$tmp/sweeps"
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 echo "state_dir $state ($(df -T "$state" | awk 'NR == 2 {print $2}')), build $b"
+echo "peak (VmHWM) $hwm KiB; killed and restarted: $hwm2 KiB ($restored)"
 for phase in idle busy; do
 	n=$(awk -v p="$phase" '$3 == p' "$tmp/saves" | wc -l)
 	[ "$n" -gt 0 ] || continue
