@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -529,6 +531,31 @@ START_TEST(compaction)
 	ck_assert_int_eq(rename(s.jpath, moved), 0);
 	sim_sweep(&s);
 	ck_assert(s.j.compacted);
+	/* Another scope (a reload read other filesystems). */
+	ck_assert_int_eq(gstate_journal_save(&s.j, 8, &s.t, &s.ob, false, &err),
+	    0);
+	ck_assert(s.j.compacted);
+	ck_assert_int_eq(gstate_journal_save(&s.j, 7, &s.t, &s.ob, false, &err),
+	    0);
+	ck_assert(s.j.compacted);
+	/* A new base saved but no journal after it (its temporary name
+	 * taken): the save holds, and the next one writes a base again. */
+	(void)snprintf(moved, sizeof(moved), "%s.tmp", s.jpath);
+	ck_assert_int_eq(mkdir(moved, 0700), 0);
+	ck_assert_int_eq(gstate_journal_save(&s.j, 7, &s.t, &s.ob, true, &err),
+	    0);
+	ck_assert_int_lt(s.j.fd, 0);
+	ck_assert_int_eq(load(s.base, s.jpath, &t2, &ob2, &ji, &err), 0);
+	ck_assert(ji.other_base);
+	assert_like(&s.t, &s.ob, &t2, &ob2, 0);
+	gtable_free(&t2);
+	outbox_free(&ob2);
+	ck_assert_int_eq(rmdir(moved), 0);
+	sim_sweep(&s);
+	ck_assert(s.j.compacted);
+	ck_assert_int_ge(s.j.fd, 0);
+	sim_sweep(&s);
+	ck_assert(!s.j.compacted);
 	ck_assert_int_eq(gstate_journal_save(&s.j, 7, &s.t, &s.ob, true, &err),
 	    0);
 	ck_assert(s.j.compacted);
@@ -539,6 +566,57 @@ START_TEST(compaction)
 	assert_like(&s.t, &s.ob, &t2, &ob2, 0);
 	gtable_free(&t2);
 	outbox_free(&ob2);
+	sim_free(&s);
+}
+END_TEST
+
+/* An append that fails half-way (the file size limit: EFBIG), and the new
+ * base that cannot be written either: the save fails, what is on disk
+ * loads as the previous save (the torn record dropped), and the next
+ * save, once writes work again, writes a new base. */
+START_TEST(failed_append)
+{
+	struct sim s;
+	struct gtable tp, t2;
+	struct outbox obp, ob2;
+	struct gstate_jinfo ji;
+	struct lh_err err;
+	struct rlimit rl, small;
+	char prev[160];
+	uint64_t l0;
+
+	sim_init(&s, 0);
+	sim_sweep(&s);
+	sim_sweep(&s);
+	l0 = file_size(s.jpath);
+	(void)snprintf(prev, sizeof(prev), "%s/journal.prev", s.dir);
+	copy_file(s.jpath, prev, l0);
+	ck_assert_int_eq(load(s.base, prev, &tp, &obp, &ji, &err), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	(void)signal(SIGXFSZ, SIG_IGN);
+	small = rl;
+	small.rlim_cur = (rlim_t)l0 + 100;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	gtable_sweep_begin(&s.t, T0 + s.k * 20 * S, 20 * S);
+	ck_assert_int_lt(gstate_journal_save(&s.j, 7, &s.t, &s.ob, false, &err),
+	    0);
+	ck_assert_int_lt(s.j.fd, 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	ck_assert_uint_eq(file_size(s.jpath), l0 + 100);
+	ck_assert_int_eq(load(s.base, s.jpath, &t2, &ob2, &ji, &err), 0);
+	ck_assert_uint_eq(ji.records, 1);
+	ck_assert_uint_eq(ji.dropped, 100);
+	assert_like(&tp, &obp, &t2, &ob2, 0);
+	gtable_free(&t2);
+	outbox_free(&ob2);
+	sim_sweep(&s);
+	ck_assert(s.j.compacted);
+	ck_assert_int_eq(load(s.base, s.jpath, &t2, &ob2, &ji, &err), 0);
+	assert_like(&s.t, &s.ob, &t2, &ob2, 0);
+	gtable_free(&t2);
+	outbox_free(&ob2);
+	gtable_free(&tp);
+	outbox_free(&obp);
 	sim_free(&s);
 }
 END_TEST
@@ -555,6 +633,7 @@ main(void)
 	tcase_add_test(tc, bad_records);
 	tcase_add_test(tc, other_base_and_upgrade);
 	tcase_add_test(tc, compaction);
+	tcase_add_test(tc, failed_append);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
