@@ -232,6 +232,7 @@ teardown(struct gatherer *g)
 	config_free(g->cfg);
 	free(g->buf);
 	free(g->st);
+	gstate_journal_close(&g->journal);
 	if (g->lock_fd >= 0)
 		(void)close(g->lock_fd);
 }
@@ -245,6 +246,7 @@ gatherer_run(struct lh_config *cfg, bool detach)
 	memset(&g, 0, sizeof(g));
 	g.cfg = cfg;
 	g.lock_fd = -1;
+	g.journal.fd = -1;
 	g.rd.fd = -1;
 	gtable_init(&g.table);
 	uplink_init(&g.up, 0);
@@ -259,7 +261,7 @@ gatherer_run(struct lh_config *cfg, bool detach)
 		/* The counters are those of the last sweep; the outbox may
 		 * have shrunk since (acknowledgements): save it too. */
 		if (g.table.history && !g.failed)
-			(void)gatherer_save_state(&g);
+			gatherer_stop_state(&g);
 		status = g.failed ? 1 : 0;
 	}
 out:

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gstate_journal.h"
 #include "gtable.h"
 #include "keyfile.h"
 #include "loop.h"
@@ -42,6 +43,7 @@ struct gatherer {
 	char *buf;         /* one file at a time */
 	struct lstats *st; /* its parse */
 	char state_path[PATH_MAX];
+	struct gstate_journal journal; /* the state's journal beside it */
 	int lock_fd;
 	uint64_t dups;    /* duplicate ACKs */
 	uint64_t next_ns; /* the boundary the timer is set for */
@@ -81,6 +83,9 @@ int gatherer_lock_state_dir(struct gatherer *g);
 int gatherer_load_state(struct gatherer *g);
 /* Returns 0 or -1; says so once per run of failures. */
 int gatherer_save_state(struct gatherer *g);
+/* At a clean stop: the whole state saved as the base (the journal
+ * emptied), so that the next start reads it exactly; then closed. */
+void gatherer_stop_state(struct gatherer *g);
 /* Number the pending batch, cut to fit max_frame: true when a batch was
  * numbered now. */
 bool gatherer_seal_batch(struct gatherer *g);

@@ -34,6 +34,7 @@
 #include "clock.h"
 #include "err.h"
 #include "gstate.h"
+#include "gstate_int.h"
 #include "gtable.h"
 #include "hindex.h"
 #include "hmac.h"
@@ -43,11 +44,10 @@
 #include "statefile.h"
 #include "wire.h"
 
-#define GSTATE_MAGIC   "LHGS"
-#define GSTATE_VERSION 4
-#define GSTATE_V3      3 /* samples and start whole */
-#define GSTATE_V2      2 /* no op counts */
-#define GSTATE_F_OPS   16u
+#define GSTATE_MAGIC "LHGS"
+#define GSTATE_V3    3 /* samples and start whole */
+#define GSTATE_V2    2 /* no op counts */
+#define GSTATE_F_OPS 16u
 
 /* e's op counts into buf, or NULL: none known. */
 static const struct mdops *
@@ -60,6 +60,41 @@ export_ops(const struct gt_target *tg, const struct gt_export *e,
 	return buf;
 }
 
+void
+gstate_put_export(struct wbuf *w, const struct gtable *t,
+    const struct gt_target *tg, const struct gt_export *e)
+{
+	struct mdops opsbuf;
+	const struct mdops *ops = export_ops(tg, e, &opsbuf);
+	struct delta_sample prev;
+
+	/* An export listed but never read has nothing to resume from; it
+	 * is written anyway (with zeros) so that it is not mistaken for a
+	 * new one after the restart. */
+	gtable_export_prev(tg, e, &prev);
+	(void)wbuf_put_str8(w, gtable_client_nid(t, e->client));
+	(void)wbuf_put_varint(w, e->ino);
+	(void)wbuf_put_u8(w,
+	    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
+	        (e->have ? 8u : 0u) | (ops != NULL ? GSTATE_F_OPS : 0u)));
+	obstate_put_counters(w, &prev.c);
+	(void)wbuf_put_varint(w, prev.samples);
+	(void)wbuf_put_varint(w, prev.snap_ns);
+	(void)wbuf_put_varint(w, prev.start_ns);
+	if (ops != NULL)
+		obstate_put_ops(w, ops);
+}
+
+void
+gstate_put_target_head(struct wbuf *w, const struct gt_target *tg)
+{
+	(void)wbuf_put_str8(w, tg->name);
+	(void)wbuf_put_str8(w, tg->fs);
+	(void)wbuf_put_u8(w, (uint8_t)tg->kind);
+	(void)wbuf_put_varint(w, tg->dev);
+	(void)wbuf_put_varint(w, tg->ino);
+}
+
 static void
 put_target(struct statefile_out *o, const struct gtable *t,
     const struct gt_target *tg)
@@ -67,34 +102,10 @@ put_target(struct statefile_out *o, const struct gtable *t,
 	struct wbuf *w = statefile_buf(o);
 	size_t i;
 
-	(void)wbuf_put_str8(w, tg->name);
-	(void)wbuf_put_str8(w, tg->fs);
-	(void)wbuf_put_u8(w, (uint8_t)tg->kind);
-	(void)wbuf_put_varint(w, tg->dev);
-	(void)wbuf_put_varint(w, tg->ino);
+	gstate_put_target_head(w, tg);
 	(void)wbuf_put_varint(w, tg->nexp);
 	for (i = 0; i < tg->nexp; i++) {
-		const struct gt_export *e = &tg->exp[i];
-		struct mdops opsbuf;
-		const struct mdops *ops = export_ops(tg, e, &opsbuf);
-		struct delta_sample prev;
-
-		/* An export listed but never read has nothing to resume
-		 * from; it is written anyway (with zeros) so that it is not
-		 * mistaken for a new one after the restart. */
-		gtable_export_prev(tg, e, &prev);
-		(void)wbuf_put_str8(w, gtable_client_nid(t, e->client));
-		(void)wbuf_put_varint(w, e->ino);
-		(void)wbuf_put_u8(w,
-		    (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
-		        (e->have ? 8u : 0u) |
-		        (ops != NULL ? GSTATE_F_OPS : 0u)));
-		obstate_put_counters(w, &prev.c);
-		(void)wbuf_put_varint(w, prev.samples);
-		(void)wbuf_put_varint(w, prev.snap_ns);
-		(void)wbuf_put_varint(w, prev.start_ns);
-		if (ops != NULL)
-			obstate_put_ops(w, ops);
+		gstate_put_export(w, t, tg, &tg->exp[i]);
 		statefile_maybe_flush(o);
 	}
 }
@@ -146,11 +157,11 @@ export_flags_ok(uint8_t flags, uint32_t version, uint8_t kind)
 	    kind == LH_TARGET_MDT;
 }
 
-/* One export of target tg (of kind) from a state file of version. */
-static int
-get_export(struct statefile_src *src, uint32_t version, struct gtable *t,
-    struct gt_target *tg, uint8_t kind, struct lh_err *err)
+int
+gstate_get_export(struct statefile_src *src, uint32_t version, struct gtable *t,
+    struct gt_target *tg, bool update, struct lh_err *err)
 {
+	uint8_t kind = (uint8_t)tg->kind;
 	struct rbuf *r = src->r;
 	char nid[NID_STR_MAX];
 	struct delta_sample prev;
@@ -179,8 +190,8 @@ get_export(struct statefile_src *src, uint32_t version, struct gtable *t,
 	if (version <= GSTATE_V3)
 		prev.start_ns = gtable_start_tag(prev.start_ns);
 	/* Without op counts an MDT export's are unknown (NULL). */
-	rc = gtable_restore_export(t, tg, nid, ino,
-	    (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
+	rc = (update ? gtable_update_export : gtable_restore_export)(t, tg, nid,
+	    ino, (enum ltree_peer)(flags >> 1 & 3u), (flags & 1u) != 0,
 	    (flags & 8u) != 0 ? &prev : NULL,
 	    (flags & GSTATE_F_OPS) != 0 ? &ops : NULL);
 	if (rc == -ENOMEM)
@@ -220,7 +231,7 @@ get_target(struct statefile_src *src, uint32_t version, struct gtable *t,
 	if (tg == NULL)
 		return BAD(err, "target repeated");
 	for (i = 0; i < n; i++) {
-		rc = get_export(src, version, t, tg, kind, err);
+		rc = gstate_get_export(src, version, t, tg, false, err);
 		if (rc < 0)
 			return rc;
 	}

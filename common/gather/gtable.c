@@ -145,6 +145,7 @@ gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns, uint64_t interval_ns)
 
 		tg->listed = false;
 		tg->cursor = 0;
+		tg->nidle = 0;
 		for (j = 0; j < tg->nexp; j++)
 			tg->exp[j].listed = 0;
 	}
@@ -205,6 +206,7 @@ target_add(struct gtable *t, const char *name, const char *fs,
 	memcpy(tg->fs, fs, strlen(fs) + 1);
 	tg->kind = kind;
 	t->targets[t->ntargets++] = tg;
+	t->jtargets++;
 	return tg;
 }
 
@@ -331,7 +333,9 @@ export_add(struct gtable *t, struct gt_target *tg, uint32_t client, int *rc)
 	e = &tg->exp[tg->nexp];
 	memset(e, 0, sizeof(*e));
 	e->client = client;
+	e->changed = 1;
 	tg->nexp++;
+	t->jexports++;
 	t->clients[client].nexports++;
 	return e;
 }
@@ -371,6 +375,8 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		}
 	}
 	tg->cursor = (size_t)idx + 1;
+	if (e->ino != (uint32_t)ino)
+		e->changed = 1;
 	e->ino = (uint32_t)ino;
 	e->listed = 1;
 	*rc = 0;
@@ -391,6 +397,8 @@ gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur)
 void
 gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 {
+	if (!e->classified || e->cls != ((unsigned)cls & 3u))
+		e->changed = 1;
 	e->cls = (unsigned)cls & 3u;
 	e->classified = 1;
 	if (cls == LTREE_PEER_SERVER)
@@ -403,6 +411,32 @@ gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
  * without the counters seeing a reset still counts from zero, never
  * wraps.
  */
+/* e's previous values and op counts as a state file keeps them. */
+static void
+export_restore(struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *prev, const struct mdops *prev_ops)
+{
+	e->have = 0;
+	e->ops_unknown = 0;
+	if (prev == NULL)
+		return;
+	gt_export_restore_prev(tg, e, prev);
+	e->have = 1;
+	if (tg->ops != NULL && prev_ops != NULL) {
+		unsigned i;
+
+		for (i = 0; i < MDOPS_N; i++)
+			tg->ops[e - tg->exp].v[i] = (uint32_t)prev_ops->v[i];
+	}
+	e->ops_unknown = tg->ops != NULL && prev_ops == NULL;
+}
+
+struct gt_target *
+gtable_find_target(const struct gtable *t, const char *name)
+{
+	return target_find(t, name);
+}
+
 struct gt_target *
 gtable_restore_target(struct gtable *t, const char *name, const char *fs,
     enum lh_target_kind kind, uint64_t dev, uint64_t ino)
@@ -437,21 +471,95 @@ gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	if (e == NULL)
 		return rc;
 	e->ino = (uint32_t)ino;
-	if (prev != NULL) {
-		gt_export_restore_prev(tg, e, prev);
-		e->have = 1;
-		if (tg->ops != NULL && prev_ops != NULL) {
-			unsigned i;
-
-			for (i = 0; i < MDOPS_N; i++)
-				tg->ops[e - tg->exp].v[i] =
-				    (uint32_t)prev_ops->v[i];
-		}
-		e->ops_unknown = tg->ops != NULL && prev_ops == NULL;
-	}
+	export_restore(tg, e, prev, prev_ops);
 	if (classified)
 		gtable_classify(t, e, cls);
 	return 0;
+}
+
+int
+gtable_update_export(struct gtable *t, struct gt_target *tg, const char *nid,
+    uint64_t ino, enum ltree_peer cls, bool classified,
+    const struct delta_sample *prev, const struct mdops *prev_ops)
+{
+	struct gt_export *e;
+	uint32_t client, idx;
+	int rc;
+
+	rc = client_get(t, tg->fs, nid, &client);
+	if (rc < 0)
+		return rc;
+	idx = slot_get(tg, client);
+	if (idx == HINDEX_NONE)
+		return gtable_restore_export(t, tg, nid, ino, cls, classified,
+		    prev, prev_ops);
+	e = &tg->exp[idx];
+	e->ino = (uint32_t)ino;
+	export_restore(tg, e, prev, prev_ops);
+	e->classified = 0;
+	e->cls = 0;
+	if (classified)
+		gtable_classify(t, e, cls);
+	e->changed = 1;
+	return 0;
+}
+
+/* Whether only e's snapshot time would move with cur and ops: its
+ * counters, samples, start and op counts as kept. */
+static bool
+export_idle(const struct gt_target *tg, const struct gt_export *e,
+    const struct delta_sample *cur, const struct mdops *ops)
+{
+	const struct iocount *c = &cur->c;
+	unsigned i;
+
+	if (!e->have || e->ops_unknown)
+		return false;
+	/* As export_set_prev() would keep them (gtable_observe.c). */
+	if (e->prev_c[0] != c->read_bytes || e->prev_c[1] != c->write_bytes ||
+	    e->prev_c[2] != c->read_ops || e->prev_c[3] != c->write_ops ||
+	    e->prev_c[4] !=
+	        (tg->kind == LH_TARGET_OST ? c->oss_ops : c->mds_ops) ||
+	    e->prev_samples != (uint32_t)cur->samples ||
+	    e->prev_start_tag != gtable_start_tag(cur->start_ns))
+		return false;
+	for (i = 0; tg->ops != NULL && i < MDOPS_N; i++) {
+		if (tg->ops[e - tg->exp].v[i] !=
+		    (ops != NULL ? (uint32_t)ops->v[i] : 0u))
+			return false;
+	}
+	return true;
+}
+
+void
+gt_export_note_read(struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *cur, const struct mdops *ops)
+{
+	if (!export_idle(tg, e, cur, ops))
+		e->changed = 1;
+	else if (!e->changed)
+		tg->nidle++;
+}
+
+bool
+gtable_forgot(const struct gtable *t)
+{
+	return t->ntargets != t->jtargets || gtable_nexports(t) != t->jexports;
+}
+
+void
+gtable_journaled(struct gtable *t)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->ntargets; i++) {
+		struct gt_target *tg = t->targets[i];
+
+		for (j = 0; j < tg->nexp; j++)
+			tg->exp[j].changed = 0;
+	}
+	t->jtargets = t->ntargets;
+	t->jexports = gtable_nexports(t);
 }
 
 void

@@ -118,6 +118,9 @@ struct gt_export {
 	/* MDT: prev holds no op counts (state saved by an older version):
 	 * the next op delta is a baseline unless the counters reset. */
 	unsigned ops_unknown : 1;
+	/* Changed since the state journal last wrote it (gstate_journal.c):
+	 * anything but the snapshot time of an idle read. */
+	unsigned changed : 1;
 	/* The NID directory's inode (low 32 bits: procfs and debugfs number
 	 * them in 32 bits), 0 if unknown. */
 	uint32_t ino;
@@ -146,6 +149,9 @@ struct gt_target {
 	 * entries in the same order every time, so that most lookups are
 	 * one string comparison. */
 	size_t cursor;
+	/* This sweep: exports read idle (only their snapshot time moved)
+	 * and not changed otherwise, for the state journal. */
+	size_t nidle;
 };
 
 /* What a sweep reports for one client: the record of a SWEEP. */
@@ -188,6 +194,9 @@ struct gtable {
 	size_t nsums, sumscap;
 	struct mdops *cops;
 	size_t ncops, copscap;
+	/* The exports and targets the state journal last wrote, plus those
+	 * added since: fewer now means some were forgotten. */
+	size_t jexports, jtargets;
 };
 
 void gtable_init(struct gtable *t);
@@ -261,6 +270,17 @@ struct gt_target *gtable_restore_target(struct gtable *t, const char *name,
 int gtable_restore_export(struct gtable *t, struct gt_target *tg,
     const char *nid, uint64_t ino, enum ltree_peer cls, bool classified,
     const struct delta_sample *prev, const struct mdops *prev_ops);
+/* The same for a state journal's record: the export is updated if it
+ * exists, created if not, and marked changed (gt_export.changed). */
+int gtable_update_export(struct gtable *t, struct gt_target *tg,
+    const char *nid, uint64_t ino, enum ltree_peer cls, bool classified,
+    const struct delta_sample *prev, const struct mdops *prev_ops);
+/* A target by name, or NULL. */
+struct gt_target *gtable_find_target(const struct gtable *t, const char *name);
+/* Whether exports or targets were forgotten since gtable_journaled(). */
+bool gtable_forgot(const struct gtable *t);
+/* The state journal wrote everything: nothing is changed any more. */
+void gtable_journaled(struct gtable *t);
 /* Restoring is done: the previous sweep was at last_sweep_ns. */
 void gtable_restored(struct gtable *t, uint64_t last_sweep_ns);
 

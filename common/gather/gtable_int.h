@@ -32,4 +32,9 @@ void gt_target_forget_exports(struct gtable *t, struct gt_target *tg);
 void gt_export_restore_prev(const struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *s);
 
+/* e (of tg) is about to take cur and ops (NULL: zeros) in
+ * gtable_observe(): marks it changed, or counts an idle read. */
+void gt_export_note_read(struct gt_target *tg, struct gt_export *e,
+    const struct delta_sample *cur, const struct mdops *ops);
+
 #endif

@@ -231,6 +231,7 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	assert(e >= tg->exp && e < tg->exp + tg->nexp);
 	unmoved =
 	    e->have && cur->snap_ns != 0 && cur->snap_ns == e->prev_snap_ns;
+	gt_export_note_read(tg, e, cur, ops);
 	if (e->have)
 		export_prev_for(tg, e, cur, &prev);
 	kind = delta_compute(e->have ? &prev : NULL, cur, base, &d, &span_ns);

@@ -95,9 +95,13 @@ put_batch(struct statefile_out *o, const struct outbox_batch *b)
 		(void)wbuf_put_str8(w, outbox_rec_nid(b, r));
 		obstate_put_counters(w, &r->d);
 		(void)wbuf_put_varint(w, r->span_us);
+		/* A counter's span that is the record's is written as 0,
+		 * which outbox_add() reads as the record's: one byte rather
+		 * than four for most of them. */
 		outbox_rec_cspans(b, r, cspans);
 		for (c = 0; c < MSG_NCOUNTERS; c++)
-			(void)wbuf_put_varint(w, cspans[c]);
+			(void)wbuf_put_varint(w,
+			    cspans[c] != r->span_us ? cspans[c] : 0);
 		obstate_put_ops(w,
 		    r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL);
 		statefile_maybe_flush(o);

@@ -7,7 +7,8 @@
  *   u8 1 if a batch is in flight, then that batch; the pending batch.
  *   A batch: number (0 while pending), first sweep, last sweep, start
  *   (ns), records: count, then each: str8 fs, str8 nid, the six deltas,
- *   span, six counter spans (us), and (when the file has them) op counts.
+ *   span, six counter spans (us; 0: the span, the same), and (when the
+ *   file has them) op counts.
  *   Op counts: a mask of the ops that are not zero (bit i: enum mdops_op
  *   i), then those counts; 0 for none.
  *

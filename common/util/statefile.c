@@ -212,6 +212,45 @@ statefile_discard(struct statefile_out *o)
 }
 
 int
+statefile_append(int fd, struct statefile_out **ret, struct lh_err *err)
+{
+	struct statefile_out *o = calloc(1, sizeof(*o));
+
+	if (o == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	wbuf_init(&o->w, 0);
+	o->sha = sha256_begin();
+	o->fd = o->sha != NULL ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (o->fd < 0) {
+		int rc = o->sha == NULL ? -ENOMEM : -errno;
+
+		out_free(o);
+		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+	}
+	*ret = o;
+	return 0;
+}
+
+int
+statefile_append_end(struct statefile_out *o, uint8_t sum[SHA256_LEN],
+    struct lh_err *err)
+{
+	int rc;
+
+	out_flush(o);
+	rc = o->error;
+	if (rc == 0) {
+		rc = sha256_end(o->sha, sum) < 0 ? -EIO : 0;
+		o->sha = NULL;
+	}
+	out_free(o);
+	if (rc < 0)
+		return lh_err_set(err, 0, rc, "cannot write: %s",
+		    strerror(-rc));
+	return 0;
+}
+
+int
 statefile_verify(const void *p, size_t n, size_t *ret_body, struct lh_err *err)
 {
 	uint8_t sum[SHA256_LEN];
@@ -409,6 +448,27 @@ statefile_open(const char *path, size_t min_body, struct statefile_in **ret,
 fail:
 	statefile_in_close(in);
 	return rc;
+}
+
+int
+statefile_in_fd(int fd, uint64_t n, struct statefile_in **ret,
+    struct lh_err *err)
+{
+	struct statefile_in *in = malloc(sizeof(*in));
+
+	if (in == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	in->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (in->fd < 0) {
+		int rc = -errno;
+
+		free(in);
+		return lh_err_set(err, 0, rc, "%s", strerror(-rc));
+	}
+	in->unread = n;
+	rbuf_init(&in->r, in->buf, 0);
+	*ret = in;
+	return 0;
 }
 
 struct rbuf *

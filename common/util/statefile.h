@@ -38,6 +38,19 @@ int statefile_commit(struct statefile_out *o, struct lh_err *err);
 /* Give up: remove path.tmp, free o (NULL is fine). */
 void statefile_discard(struct statefile_out *o);
 
+/*
+ * Appending to a file of the caller's (the gatherer's state journal,
+ * common/gather/gstate_journal.c): statefile_append() writes through the
+ * same bounded buffer to fd (duplicated: it shares fd's offset, and fd
+ * stays the caller's) from its offset, hashing what it writes;
+ * statefile_append_end() writes the rest and gives the SHA-256 of every
+ * byte written, without writing it nor syncing (the caller does both).
+ * Both return 0, or a negative errno with err set; end frees o either way.
+ */
+int statefile_append(int fd, struct statefile_out **ret, struct lh_err *err);
+int statefile_append_end(struct statefile_out *o, uint8_t sum[32],
+    struct lh_err *err);
+
 /* Check the trailing checksum of the n bytes at p: 0 and *ret_body (the
  * bytes before it), or -EBADMSG with err set. */
 int
@@ -80,6 +93,12 @@ struct rbuf;
  * set (-EBADMSG: damaged, with the same reasons as statefile_verify() and
  * statefile_read()). */
 int statefile_open(const char *path, size_t min_body, struct statefile_in **ret,
+    struct lh_err *err);
+
+/* A window onto the next n bytes of fd from its offset, their checksum
+ * checked by the caller (a journal's record): fd is duplicated and stays
+ * the caller's.  Returns 0 and *ret, or a negative errno with err set. */
+int statefile_in_fd(int fd, uint64_t n, struct statefile_in **ret,
     struct lh_err *err);
 
 /* The window onto the body: reading from it consumes the body. */

@@ -18,6 +18,8 @@
 #include "err.h"
 #include "frame.h"
 #include "gstate.h"
+#include "gstate_int.h"
+#include "gstate_journal.h"
 #include "rstate.h"
 #include "gtable.h"
 #include "hmac.h"
@@ -413,6 +415,89 @@ make_gstate(void)
 	outbox_free(&ob);
 }
 
+/* The journal at path as fuzz_gjournal.c reads it: each record's body
+ * behind a be16 length (its header and checksum are written there). */
+static void
+put_gjournal(const char *name, const char *path, uint8_t flags)
+{
+	uint8_t buf[65536], out[65536];
+	size_t len, off = GSTATE_JSTART, n = 0;
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL)
+		die(path);
+	len = fread(buf, 1, sizeof(buf), f);
+	(void)fclose(f);
+	if (len < GSTATE_JSTART || len == sizeof(buf))
+		die("journal size");
+	out[n++] = flags;
+	out[n++] = 9;
+	while (off + GSTATE_JREC_HEAD + SHA256_LEN <= len) {
+		uint32_t body = wire_be32(buf + off);
+
+		if (body > 0xffff || off + GSTATE_JREC_HEAD + body > len ||
+		    n + 2 + body > sizeof(out))
+			die("journal record");
+		out[n++] = (uint8_t)(body >> 8);
+		out[n++] = (uint8_t)body;
+		memcpy(out + n, buf + off + GSTATE_JREC_HEAD, body);
+		n += body;
+		off += GSTATE_JREC_HEAD + body + SHA256_LEN;
+	}
+	put_file("gjournal", name, out, n);
+}
+
+/* Journals of make_gstate()'s table: the sweeps after the first
+ * appended, a new export and an idle one among them; whole, and with its
+ * last record torn. */
+static void
+make_gjournal(void)
+{
+	char dir[] = "/tmp/gen_seeds.XXXXXX", b[64], j[64];
+	struct gstate_journal gj;
+	struct gtable t;
+	struct outbox ob;
+	unsigned k, i;
+
+	if (mkdtemp(dir) == NULL)
+		die("mkdtemp");
+	(void)snprintf(b, sizeof(b), "%s/gatherer.state", dir);
+	(void)snprintf(j, sizeof(j), "%s/gatherer.journal", dir);
+	if (gstate_journal_init(&gj, b, j) < 0)
+		die("gstate_journal_init");
+	gtable_init(&t);
+	outbox_init(&ob, 7);
+	for (k = 0; k < 4; k++) {
+		gtable_sweep_begin(&t, (1718000000ull + k * 20) * 1000000000ull,
+		    20000000000ull);
+		for (i = 0; i < 2; i++) {
+			struct gt_target *tg = gtable_target(&t,
+			    i == 0 ? "scratch-OST0000" : "scratch-MDT0000",
+			    "scratch", i == 0 ? LH_TARGET_OST : LH_TARGET_MDT,
+			    2049, 100 + i);
+
+			if (tg == NULL)
+				die("gtable_target");
+			gtable_target_listed(tg);
+			/* Sweep 2 reads the same counters again: idle. */
+			seed_exports(&t, tg, k == 2 ? 1 : k, i);
+		}
+		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
+			die("gtable_sweep_end");
+		outbox_seal(&ob);
+		if (gstate_journal_save(&gj, 1, &t, &ob, false, NULL) != 0)
+			die("gstate_journal_save");
+	}
+	put_gjournal("seed-journal", j, 0);
+	put_gjournal("seed-journal-torn", j, 1);
+	gstate_journal_close(&gj);
+	(void)unlink(b);
+	(void)unlink(j);
+	(void)rmdir(dir);
+	gtable_free(&t);
+	outbox_free(&ob);
+}
+
 /* A relay state of two routes: one with a batch in flight (op counts
  * included) and a pending one, one with nothing (its body: the checksum
  * is what fuzz_rstate.c appends). */
@@ -632,6 +717,7 @@ main(int argc, char **argv)
 	w.data[43] = '<';
 	put_wbuf("sweep", "seed-sweep-dropped-fs", &w);
 	make_gstate();
+	make_gjournal();
 	make_rstate();
 	make_hosttotals();
 	make_texts();

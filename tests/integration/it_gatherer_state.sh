@@ -2,7 +2,8 @@
 # The gatherer's state directory under faults, against the simulator and
 # a real lharvest-dump receiver on 127.0.0.1:
 #
-#  1. the state cannot be saved (its temporary name is taken by a
+#  1. the state cannot be saved (its journal moved away, and the new base
+#     it then needs cannot be written: its temporary name is taken by a
 #     directory): new deltas are held back, not sent; the gatherer is then
 #     killed and restarted from its older state, and every total is still
 #     exactly the simulator's truth: nothing that could not be saved was
@@ -93,7 +94,10 @@ wait_sweep oss1 mds1
 # 1. Saves fail: deltas held back.  Once the first failure is logged, two
 #    more steps and sweeps go by (time let pass on purpose: nothing must
 #    come of them).
+# The journal is moved away too: a save then writes a new base, which
+# fails (the journal is put back before the restart below).
 mkdir "$tmp/st-oss1/gatherer.state.tmp"
+mv "$tmp/st-oss1/gatherer.journal" "$tmp/journal-oss1"
 wait_grep "$tmp/g-oss1.err" 'holding new deltas back' 20
 sleep 1.2 # what was on the wire before the failure lands
 held=$(max_batch oss1)
@@ -108,6 +112,7 @@ t_check "nothing is sent while the state cannot be saved" \
 kill -KILL "${gp[oss1]}"
 wait "${gp[oss1]}" 2>/dev/null
 rmdir "$tmp/st-oss1/gatherer.state.tmp"
+mv "$tmp/journal-oss1" "$tmp/st-oss1/gatherer.journal"
 start_g oss1
 step
 wait_sweep oss1 mds1
