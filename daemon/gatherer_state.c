@@ -56,14 +56,6 @@ start_afresh(struct gatherer *g)
 	outbox_init(&g->up.ob, clock_realtime_ns() / 1000);
 }
 
-/*
- * The saved state, or a fresh start when there is none.  A file that
- * cannot be read this time (an I/O error, out of memory, a directory in
- * its place) is tried again, then kept as it is and the gatherer does not
- * start: starting afresh would overwrite it at the first sweep.  A file
- * refused (damaged, a newer format after a downgrade) is moved aside and
- * the gatherer starts with a baseline.  Returns 0, or -1 (logged).
- */
 /* A refused state: the base and its journal both moved aside (neither
  * is whole without the other).  Returns 0 or -1 (logged). */
 static int
@@ -99,6 +91,14 @@ journal_loaded(const struct gatherer *g, const struct gstate_jinfo *ji)
 		    g->journal.path, ji->dropped);
 }
 
+/*
+ * The saved state, or a fresh start when there is none.  A file that
+ * cannot be read this time (an I/O error, out of memory, a directory in
+ * its place) is tried again, then kept as it is and the gatherer does not
+ * start: starting afresh would overwrite it at the first sweep.  A state
+ * refused (damaged, a newer format after a downgrade) is moved aside and
+ * the gatherer starts with a baseline.  Returns 0, or -1 (logged).
+ */
 int
 gatherer_load_state(struct gatherer *g)
 {
