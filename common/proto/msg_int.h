@@ -73,4 +73,21 @@ unsigned msg_fs_repeated(const void *fs, unsigned n);
  * garbage". */
 int msg_done(const struct rbuf *r, struct lh_err *err, const char *what);
 
+/* The one-pass decoder's stage (msg_stage.c), filled by the checking
+ * pass of msg_sweep_dec.c. */
+void msg_stage_clear(struct msg_stage *st);
+/* A group of nrec records of filesystem fs whose NIDs are np's network
+ * and kind.  Returns 0 or -ENOMEM. */
+int msg_stage_group(struct msg_stage *st, uint64_t fs,
+    const struct nid_parts *np, bool dropped, uint64_t nrec);
+/* A record of the last group, its address in np, its NID's text (text
+ * addresses only) in rec->nid.  Returns 0 or -ENOMEM. */
+int msg_stage_rec_add(struct msg_stage *st, const struct nid_parts *np,
+    const struct msg_rec *rec);
+/* The op counts (summing to opsum) of record idx, kept unless its
+ * filesystem is dropped or they sum to more than its mds_ops (counted in
+ * h->nops_dropped).  Returns 0 or -ENOMEM. */
+int msg_stage_ops(struct msg_stage *st, struct msg_sweep *h, uint64_t idx,
+    const struct mdops *ops, uint64_t opsum);
+
 #endif
