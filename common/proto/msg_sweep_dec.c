@@ -143,7 +143,7 @@ get_address(struct rbuf *r, struct nid_parts *np, bool first,
 			    "one client twice");
 		return 0;
 	}
-	if (rbuf_get_varint(r, &gap) < 0 ||
+	if (msg_get_varint(r, &gap) < 0 ||
 	    gap > (uint64_t)UINT32_MAX - np->num || (gap == 0 && !first))
 		return BAD(err, "SWEEP: bad address gap");
 	np->num += (uint32_t)gap;
@@ -165,11 +165,11 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	rc = get_address(r, np, first, err);
 	if (rc < 0)
 		return rc;
-	if (rbuf_get_u8(r, &mask) < 0)
+	if (msg_get_u8(r, &mask) < 0)
 		return BAD(err, "SWEEP: truncated record mask");
 	for (i = 0; i < MSG_NCOUNTERS; i++) {
 		if ((mask & (1u << i)) != 0 &&
-		    (rbuf_get_varint(r, &v[i]) < 0 || v[i] == 0))
+		    (msg_get_varint(r, &v[i]) < 0 || v[i] == 0))
 			return BAD(err, "SWEEP: bad counter");
 	}
 	rec->span_us = h->span_us;
@@ -226,7 +226,7 @@ ops_next(struct ops_reader *o, uint64_t nrecs, bool first, struct lh_err *err)
 
 	if (o->left == 0)
 		return 0;
-	if (rbuf_get_varint(&o->r, &gap) < 0 || (gap == 0 && !first) ||
+	if (msg_get_varint(&o->r, &gap) < 0 || (gap == 0 && !first) ||
 	    gap >= nrecs || (first ? gap : o->next + gap) >= nrecs)
 		return BAD(err, "SWEEP: bad op record index");
 	o->next = first ? gap : o->next + gap;
@@ -281,13 +281,13 @@ ops_take(struct ops_reader *o, uint64_t nrecs, struct mdops *ret,
 	unsigned i;
 
 	memset(ret, 0, sizeof(*ret));
-	if (rbuf_get_varint(&o->r, &bits) < 0 || bits == 0 ||
+	if (msg_get_varint(&o->r, &bits) < 0 || bits == 0 ||
 	    (o->k < 64 && (bits >> o->k) != 0))
 		return BAD(err, "SWEEP: bad op mask");
 	for (i = 0; i < o->k; i++) {
 		if ((bits & ((uint64_t)1 << i)) == 0)
 			continue;
-		if (rbuf_get_varint(&o->r, &v) < 0 || v == 0)
+		if (msg_get_varint(&o->r, &v) < 0 || v == 0)
 			return BAD(err, "SWEEP: bad op count");
 		if (o->map[i] >= 0)
 			ret->v[o->map[i]] = v;

@@ -221,6 +221,7 @@ add_group(struct add_ctx *c, const struct msg_stage *st,
 {
 	uint64_t dflt = (uint64_t)c->s->interval * 1000000u;
 	bool text = g->kind == NID_KIND_STRING;
+	uint32_t id = HINDEX_NONE;
 	size_t k;
 
 	for (k = g->first; k < (size_t)g->first + g->n; k++) {
@@ -228,12 +229,19 @@ add_group(struct add_ctx *c, const struct msg_stage *st,
 		const uint64_t *cspan =
 		    r->cspan != 0 ? st->cspans[r->cspan - 1] : NULL;
 		struct sw_acc *a;
-		uint32_t id;
 		unsigned i;
 
-		if (sw_client_key_get(c->s, group, r->addr,
-		        text ? st->text + r->addr : NULL, &id) < 0 ||
-		    (a = sw_acc_hinted(c->s, c->w, id)) == NULL)
+		/* Servers list their clients in the same order (the wire's),
+		 * so the client after the last one is tried first. */
+		id = text ? HINDEX_NONE : id + 1;
+		if ((id >= c->s->nclients ||
+		        c->s->clients[id].addr != r->addr ||
+		        c->s->clients[id].group != group) &&
+		    sw_client_key_get(c->s, group, r->addr,
+		        text ? st->text + r->addr : NULL, &id) < 0)
+			return -ENOMEM;
+		a = sw_acc_hinted(c->s, c->w, id);
+		if (a == NULL)
 			return -ENOMEM;
 		if (c->w->id > c->s->clients[id].seen)
 			c->s->clients[id].seen = c->w->id;
