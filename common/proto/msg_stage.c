@@ -37,15 +37,10 @@ msg_stage_group(struct msg_stage *st, uint64_t fs, const struct nid_parts *np,
 	struct msg_sgroup *g;
 	void *v;
 
-	/* The group's records at once: nrec is bounded by the payload (two
-	 * bytes a record at least), so a large count means a large frame. */
+	/* Room is made record by record, not for the count the group
+	 * claims: a SWEEP cut short keeps no more than it holds. */
 	if (st->nrecs + nrec > UINT32_MAX)
 		return -ENOMEM;
-	v = array_reserve(st->recs, &st->rcap, st->nrecs + nrec,
-	    sizeof(*st->recs));
-	if (v == NULL)
-		return -ENOMEM;
-	st->recs = v;
 	v = array_grow(st->groups, &st->gcap, st->ngroups, sizeof(*st->groups));
 	if (v == NULL)
 		return -ENOMEM;
@@ -84,8 +79,17 @@ msg_stage_rec_add(struct msg_stage *st, const struct nid_parts *np,
     const struct msg_rec *rec)
 {
 	struct msg_sgroup *g = &st->groups[st->ngroups - 1];
-	struct msg_srec *r = &st->recs[st->nrecs]; /* reserved */
+	struct msg_srec *r;
 
+	if (st->nrecs == st->rcap) {
+		void *v = array_grow(st->recs, &st->rcap, st->nrecs,
+		    sizeof(*st->recs));
+
+		if (v == NULL)
+			return -ENOMEM;
+		st->recs = v;
+	}
+	r = &st->recs[st->nrecs];
 	if (np->kind == NID_KIND_STRING) {
 		if (keep_text(st, rec->nid, &r->addr) < 0)
 			return -ENOMEM;
