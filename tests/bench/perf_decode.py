@@ -20,7 +20,7 @@ import sys
 OFFSET_S = 0.2
 CATS = [
     ("HMAC (SHA-256)", ["sha256", "SHA256", "EVP_", "hmac"]),
-    ("client lookup (the dictionary's hash)",
+    ("hash lookups (the client, its entry in the sweep)",
      ["sw_client_key_get", "hindex_find", "client_match", "sw_group_get",
       "sw_client_get", "client_get"]),
     ("staging the records", ["msg_stage_rec_add", "msg_stage_group",
