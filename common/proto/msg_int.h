@@ -42,10 +42,10 @@
 static inline int
 msg_get_varint(struct rbuf *r, uint64_t *v)
 {
-	size_t n = r->len < 10 ? r->len : 10, i;
 	uint64_t x = 0;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < 10 && i < r->len; i++) {
 		uint8_t b = r->p[i];
 
 		x |= (uint64_t)(b & 0x7f) << (7 * i);

@@ -160,9 +160,16 @@ main(int argc, char **argv)
 	struct sweeps_conf sc;
 	struct loadgen lg;
 	struct sweeps *s;
-	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 15, r;
+	unsigned long rounds = 15;
 	uint64_t sweep = 1700000000;
+	unsigned r;
+	char *end;
 
+	if (argc > 1) {
+		rounds = strtoul(argv[1], &end, 10);
+		if (*end != '\0')
+			rounds = 0;
+	}
 	if (rounds == 0 || rounds > ROUNDS_MAX)
 		die("ROUNDS: 1 to %d", ROUNDS_MAX);
 	parse_args(&lg, &o, 1, argv);
@@ -184,9 +191,9 @@ main(int argc, char **argv)
 		round_add(&lg, s, sweep, r, t[r]);
 		sweep += lg.interval;
 	}
-	(void)printf("%u gatherers x %u records, %u rounds\n", lg.ngat,
+	(void)printf("%u gatherers x %u records, %lu rounds\n", lg.ngat,
 	    lg.nclients, rounds);
-	report(t, rounds);
+	report(t, (unsigned)rounds);
 	msg_stage_free(&st);
 	sweeps_free(s);
 	return 0;
