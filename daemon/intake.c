@@ -100,17 +100,18 @@ on_hello(void *arg, struct receiver_peer *p, const struct msg_hello *h,
 }
 
 /*
- * A SWEEP's header, the whole payload checked.  The one place that says
- * what of in SWEEP is refused: only one that cannot be decoded (the peer
- * is dropped with the reason).  What the decoder leaves out of one that
- * decodes (records of in filesystem whose name cannot be in metric name,
+ * A SWEEP's header, the whole payload checked, in the one pass that also
+ * keeps its records for sweeps_add().  The one place that says what of
+ * a SWEEP is refused: only one that cannot be decoded (the peer is
+ * dropped with the reason).  What the decoder leaves out of one that
+ * decodes (records of a filesystem whose name cannot be a metric name,
  * op counts above mds_ops) is noted by note_dropped() once it is counted.
  */
 static int
-sweep_header(const struct session_frame *f, struct msg_sweep *h,
-    struct lh_err *err)
+sweep_header(struct intake *in, const struct session_frame *f,
+    struct msg_sweep *h, struct lh_err *err)
 {
-	return msg_sweep_decode(h, f->payload, f->hdr.len, NULL, NULL, err);
+	return sweeps_decode(in->sweeps, f->payload, f->hdr.len, h, err);
 }
 
 /* The first filesystem of h the decoder dropped, for the log. */
@@ -246,7 +247,7 @@ on_frame(void *arg, struct receiver_peer *p, const struct session_frame *f,
 
 	if (f->hdr.type != FRAME_SWEEP)
 		return 0; /* in later message type this version ignores */
-	v = sweep_header(f, &h, err);
+	v = sweep_header(in, f, &h, err);
 	if (v < 0)
 		return v;
 	if (consumers_held_resend(in->outs, sender, h.batch,

@@ -4,7 +4,8 @@
  * ACK, SWEEP and BYE.  Encoders append to a struct wbuf; decoders read a
  * payload that has already been authenticated, check every length and
  * count against the bytes actually present, and never allocate (SWEEP
- * records are handed to a callback one by one).
+ * records are handed to a callback one by one), but for
+ * msg_sweep_stage(), which fills the caller's growing arrays.
  */
 #ifndef LH_MSG_H
 #define LH_MSG_H
@@ -114,7 +115,8 @@ struct msg_sweep {
 	 * were not handed to the callback; fs[i] itself is printable.
 	 * nops_dropped records were handed out without their metadata-op
 	 * counts, which added up to more than their mds_ops (counted only
-	 * when a callback is given).  The encoder ignores these.
+	 * when a callback is given, or by msg_sweep_stage()).  The encoder
+	 * ignores these.
 	 */
 	uint64_t fs_dropped;
 	uint32_t ndropped;
@@ -212,6 +214,71 @@ typedef int (
  */
 int msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n,
     msg_rec_cb cb, void *arg, struct lh_err *err);
+
+/*
+ * A SWEEP decoded in one pass (msg_sweep_stage()), for a receiver that
+ * sums a million records a sweep: the records are kept in binary form,
+ * their clients as (filesystem, network, kind, address) as the wire
+ * carries them, so that the receiver keys its sums without printing or
+ * hashing NID text for the common forms.
+ */
+struct msg_sgroup {
+	uint16_t fs;           /* index into msg_sweep.fs[] */
+	uint8_t kind;          /* enum nid_kind */
+	bool dropped;          /* fs is in fs_dropped: not to be counted */
+	char net[NID_NET_MAX]; /* canonical ("o2ib0" is "o2ib") */
+	uint32_t first, n;     /* its records: recs[first], ... */
+};
+
+struct msg_srec {
+	/* IPv4 and numbered NIDs: the address; text addresses: the offset
+	 * of the whole NID's canonical text in msg_stage.text. */
+	uint32_t addr;
+	uint32_t cspan;            /* 0: every counter's span is span_us;
+	                              else 1 + index into msg_stage.cspans */
+	uint32_t ops;              /* 0: none; else 1 + index into .ops */
+	uint64_t d[MSG_NCOUNTERS]; /* deltas, struct iocount order */
+	uint64_t span_us;
+};
+
+/* The caller's storage for msg_sweep_stage(), reused from SWEEP to SWEEP
+ * (zeroed at first; msg_stage_free() at the end). */
+struct msg_stage {
+	struct msg_sgroup *groups;
+	size_t ngroups, gcap;
+	struct msg_srec *recs;
+	size_t nrecs, rcap;
+	uint64_t (*cspans)[MSG_NCOUNTERS]; /* as msg_rec.cspan_us */
+	size_t ncspans, cscap;
+	struct mdops *ops; /* op counts, sum not above the record's mds_ops */
+	size_t nops, opcap;
+	char *text; /* NUL-terminated NIDs of text addresses */
+	size_t ntext, tcap;
+};
+
+/*
+ * Decode a SWEEP in one pass into h and st: the same checks as
+ * msg_sweep_decode() (the same return and reason for a malformed one),
+ * and the same records, each of them in st, in order, those of a dropped
+ * filesystem too (their group says so); h->ndropped and h->nops_dropped
+ * are counted as msg_sweep_decode() does with a callback, and a record
+ * whose op counts were dropped has none.  Unlike the other decoders this
+ * one grows st's arrays: -ENOMEM (err set) when it cannot.  Whatever the
+ * return, st holds no more than the part decoded.
+ */
+int msg_sweep_stage(struct msg_sweep *h, const uint8_t *p, size_t n,
+    struct msg_stage *st, struct lh_err *err);
+
+void msg_stage_free(struct msg_stage *st);
+
+/*
+ * Record i of group g of st as msg_sweep_decode() hands it out: its NID's
+ * text into nid (NID_STR_MAX bytes), its op counts (if any) into ops.
+ * For the few who want text (tests, the fuzz target that compares the
+ * two decoders).
+ */
+void msg_stage_rec(const struct msg_stage *st, const struct msg_sgroup *g,
+    size_t i, struct msg_rec *ret, char *nid, struct mdops *ops);
 
 /*
  * The largest legal HELLO payload (docs/protocol.md 4.2 and 6), the most a

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Decoding a SWEEP (docs/protocol.md 4.4): a checking pass over the whole
- * payload, then a pass handing each record to the caller. */
+ * payload, then a pass handing each record to the caller; or one pass
+ * that checks and keeps every record in the caller's stage (msg_stage.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ get_address(struct rbuf *r, struct nid_parts *np, bool first,
 			    "one client twice");
 		return 0;
 	}
-	if (rbuf_get_varint(r, &gap) < 0 ||
+	if (msg_get_varint(r, &gap) < 0 ||
 	    gap > (uint64_t)UINT32_MAX - np->num || (gap == 0 && !first))
 		return BAD(err, "SWEEP: bad address gap");
 	np->num += (uint32_t)gap;
@@ -164,11 +165,11 @@ get_record(struct rbuf *r, const struct msg_sweep *h, struct nid_parts *np,
 	rc = get_address(r, np, first, err);
 	if (rc < 0)
 		return rc;
-	if (rbuf_get_u8(r, &mask) < 0)
+	if (msg_get_u8(r, &mask) < 0)
 		return BAD(err, "SWEEP: truncated record mask");
 	for (i = 0; i < MSG_NCOUNTERS; i++) {
 		if ((mask & (1u << i)) != 0 &&
-		    (rbuf_get_varint(r, &v[i]) < 0 || v[i] == 0))
+		    (msg_get_varint(r, &v[i]) < 0 || v[i] == 0))
 			return BAD(err, "SWEEP: bad counter");
 	}
 	rec->span_us = h->span_us;
@@ -225,7 +226,7 @@ ops_next(struct ops_reader *o, uint64_t nrecs, bool first, struct lh_err *err)
 
 	if (o->left == 0)
 		return 0;
-	if (rbuf_get_varint(&o->r, &gap) < 0 || (gap == 0 && !first) ||
+	if (msg_get_varint(&o->r, &gap) < 0 || (gap == 0 && !first) ||
 	    gap >= nrecs || (first ? gap : o->next + gap) >= nrecs)
 		return BAD(err, "SWEEP: bad op record index");
 	o->next = first ? gap : o->next + gap;
@@ -280,13 +281,13 @@ ops_take(struct ops_reader *o, uint64_t nrecs, struct mdops *ret,
 	unsigned i;
 
 	memset(ret, 0, sizeof(*ret));
-	if (rbuf_get_varint(&o->r, &bits) < 0 || bits == 0 ||
+	if (msg_get_varint(&o->r, &bits) < 0 || bits == 0 ||
 	    (o->k < 64 && (bits >> o->k) != 0))
 		return BAD(err, "SWEEP: bad op mask");
 	for (i = 0; i < o->k; i++) {
 		if ((bits & ((uint64_t)1 << i)) == 0)
 			continue;
-		if (rbuf_get_varint(&o->r, &v) < 0 || v == 0)
+		if (msg_get_varint(&o->r, &v) < 0 || v == 0)
 			return BAD(err, "SWEEP: bad op count");
 		if (o->map[i] >= 0)
 			ret->v[o->map[i]] = v;
@@ -305,6 +306,7 @@ struct pass {
 	uint64_t nrecs; /* the records the checking pass counted */
 	msg_rec_cb cb;  /* NULL: the checking pass */
 	void *arg;
+	struct msg_stage *st; /* the checking pass keeps the records here */
 };
 
 /* Where the previous group was, to keep groups in order. */
@@ -397,6 +399,10 @@ group_records(struct pass *ps, struct nid_parts *np, uint64_t fs, uint64_t nrec,
 	struct mdops opv;
 	uint64_t opsum, k;
 
+	if (ps->st != NULL &&
+	    msg_stage_group(ps->st, fs, np, (h->fs_dropped >> fs & 1) != 0,
+	        nrec) < 0)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	for (k = 0; k < nrec; k++) {
 		struct msg_rec rec;
 		bool ops_bad = false;
@@ -406,6 +412,8 @@ group_records(struct pass *ps, struct nid_parts *np, uint64_t fs, uint64_t nrec,
 		    nid, err);
 		if (rc < 0)
 			return rc;
+		if (ps->st != NULL && msg_stage_rec_add(ps->st, np, &rec) < 0)
+			return lh_err_set(err, 0, -ENOMEM, "out of memory");
 		rec.fs = (uint16_t)fs;
 		rec.ops = NULL;
 		if (ps->ops.left > 0 && ps->ops.next == h->nrecs) {
@@ -451,26 +459,31 @@ ops_check(struct pass *ps, size_t n, size_t *ops_off, struct lh_err *err)
 	if (!h->ops)
 		return 0;
 	rc = ops_begin(&ps->ops, ps->r.p, ps->r.len, h->nrecs, err);
-	while (rc == 0 && ps->ops.left > 0)
+	while (rc == 0 && ps->ops.left > 0) {
+		uint64_t idx = ps->ops.next;
+
 		rc = ops_take(&ps->ops, h->nrecs, &opv, &opsum, err);
+		if (rc == 0 && ps->st != NULL &&
+		    msg_stage_ops(ps->st, h, idx, &opv, opsum) < 0)
+			rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
+	}
 	if (rc < 0)
 		return rc;
 	return msg_done(&ps->ops.r, err, "SWEEP");
 }
 
 static int
-sweep_pass(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
-    void *arg, size_t *ops_off, struct lh_err *err)
+sweep_pass(struct pass *pp, const uint8_t *p, size_t n, size_t *ops_off,
+    struct lh_err *err)
 {
+	struct msg_sweep *h = pp->h;
+	msg_rec_cb cb = pp->cb;
 	struct group_key prev;
 	struct nid_parts np;
 	uint64_t ngroups, g, fs = 0, nrec = 0;
-	struct pass ps;
+	struct pass ps = *pp;
 	int rc;
 
-	ps.h = h;
-	ps.cb = cb;
-	ps.arg = arg;
 	ps.nrecs = 0;
 	rbuf_init(&ps.r, p, n);
 	rc = sweep_header(h, &ps.r, err);
@@ -507,13 +520,29 @@ int
 msg_sweep_decode(struct msg_sweep *h, const uint8_t *p, size_t n, msg_rec_cb cb,
     void *arg, struct lh_err *err)
 {
+	struct pass ps = {.h = h};
 	size_t ops_off = 0;
 	int rc;
 
 	/* Check the whole payload before the first record is handed out, so
 	 * that a malformed SWEEP is refused whole, never half-counted. */
-	rc = sweep_pass(h, p, n, NULL, NULL, &ops_off, err);
+	rc = sweep_pass(&ps, p, n, &ops_off, err);
 	if (rc < 0 || cb == NULL)
 		return rc;
-	return sweep_pass(h, p, n, cb, arg, &ops_off, err);
+	ps.cb = cb;
+	ps.arg = arg;
+	return sweep_pass(&ps, p, n, &ops_off, err);
+}
+
+int
+msg_sweep_stage(struct msg_sweep *h, const uint8_t *p, size_t n,
+    struct msg_stage *st, struct lh_err *err)
+{
+	struct pass ps = {.h = h, .st = st};
+	size_t ops_off = 0;
+
+	/* The checking pass, keeping what it reads: the caller counts
+	 * nothing of it unless the whole payload is good. */
+	msg_stage_clear(st);
+	return sweep_pass(&ps, p, n, &ops_off, err);
 }

@@ -13,40 +13,6 @@
 #include "sweeps_int.h"
 
 static uint64_t
-client_hash(const void *ctx, uint32_t idx)
-{
-	const struct sweeps *s = ctx;
-
-	return hindex_hash_pair(s->clients[idx].fs, s->clients[idx].nid);
-}
-
-static bool
-client_match(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct sweeps *s = ctx;
-	const struct client_key *k = key;
-
-	return strcmp(s->clients[idx].nid, k->nid) == 0 &&
-	    strcmp(s->clients[idx].fs, k->fs) == 0;
-}
-
-static uint64_t
-acc_hash(const void *ctx, uint32_t idx)
-{
-	const struct sw_sweep *w = ctx;
-
-	return id_hash(w->acc[idx].client);
-}
-
-static bool
-acc_match(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct sw_sweep *w = ctx;
-
-	return w->acc[idx].client == *(const uint32_t *)key;
-}
-
-static uint64_t
 sender_hash(const void *ctx, uint32_t idx)
 {
 	const struct sweeps *s = ctx;
@@ -95,6 +61,7 @@ sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret)
 		s->nexpected = c->nexpected;
 	}
 	hindex_init(&s->cindex);
+	hindex_init(&s->groups.index);
 	hindex_init(&s->sindex);
 	first = now_ns / NS_PER_S / s->interval * s->interval;
 	for (i = 0; i < NRING; i++) {
@@ -132,6 +99,8 @@ sweeps_free(struct sweeps *s)
 	}
 	free(s->clients);
 	hindex_free(&s->cindex);
+	sw_groups_free(&s->groups);
+	msg_stage_free(&s->stage);
 	free(s->senders);
 	hindex_free(&s->sindex);
 	free(s->expected);
@@ -216,65 +185,12 @@ sweeps_pending_batch(const struct sweeps *s, const char *sender)
 	return p == NULL ? 0 : p->pending_batch;
 }
 
-int
-sw_client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret)
-{
-	struct client_key k = {fs, nid};
-	uint64_t h = hindex_hash_pair(fs, nid);
-	struct sw_client *c;
-	uint32_t i;
-
-	i = hindex_find(&s->cindex, h, client_match, s, &k);
-	if (i != HINDEX_NONE) {
-		*ret = i;
-		return 0;
-	}
-	if (s->nclients >= HINDEX_NONE - 1)
-		return -ENOMEM;
-	c = array_grow(s->clients, &s->ccap, s->nclients, sizeof(*s->clients));
-	if (c == NULL)
-		return -ENOMEM;
-	s->clients = c;
-	c = &s->clients[s->nclients];
-	(void)snprintf(c->fs, sizeof(c->fs), "%s", fs);
-	(void)snprintf(c->nid, sizeof(c->nid), "%s", nid);
-	c->seen = 0;
-	if (hindex_add(&s->cindex, h, (uint32_t)s->nclients, client_hash, s) <
-	    0)
-		return -ENOMEM;
-	*ret = (uint32_t)s->nclients++;
-	return 0;
-}
-
-struct sw_acc *
-sw_acc_get(struct sw_sweep *w, uint32_t client)
-{
-	struct sw_acc *a;
-	uint32_t i;
-
-	i = hindex_find(&w->index, id_hash(client), acc_match, w, &client);
-	if (i != HINDEX_NONE)
-		return &w->acc[i];
-	a = array_grow(w->acc, &w->cap, w->n, sizeof(*w->acc));
-	if (a == NULL)
-		return NULL;
-	w->acc = a;
-	a = &w->acc[w->n];
-	memset(a, 0, sizeof(*a));
-	a->client = client;
-	if (hindex_add(&w->index, id_hash(client), (uint32_t)w->n, acc_hash,
-	        w) < 0)
-		return NULL;
-	w->n++;
-	return a;
-}
-
-/* The record's metadata op counts, at the rate of its mds_ops span. */
+/* A record's metadata op counts, at the rate of its mds_ops span. */
 static int
-add_ops(struct add_ctx *c, struct sw_acc *a, const struct msg_rec *r)
+add_ops(struct add_ctx *c, struct sw_acc *a, const struct mdops *ops,
+    uint64_t span)
 {
 	struct sw_sweep *w = c->w;
-	uint64_t span = r->cspan_us[SWEEPS_NCOUNTERS - 1];
 	struct sweeps_ops *o;
 	unsigned i;
 
@@ -290,44 +206,85 @@ add_ops(struct add_ctx *c, struct sw_acc *a, const struct msg_rec *r)
 	if (span == 0)
 		span = (uint64_t)c->s->interval * 1000000u;
 	for (i = 0; i < MDOPS_N; i++) {
-		if (r->ops->v[i] == 0)
+		if (ops->v[i] == 0)
 			continue;
-		o->d.v[i] += r->ops->v[i];
-		o->rate[i] += (double)r->ops->v[i] * 1e6 / (double)span;
+		o->d.v[i] += ops->v[i];
+		o->rate[i] += (double)ops->v[i] * 1e6 / (double)span;
 	}
 	return 0;
 }
 
+/* The records of group g of the stage (whose id is group) into c->w. */
 static int
-add_rec(void *arg, const struct msg_sweep *h, const struct msg_rec *r)
+add_group(struct add_ctx *c, const struct msg_stage *st,
+    const struct msg_sgroup *g, uint32_t group)
 {
-	struct add_ctx *c = arg;
-	uint64_t v[IOCOUNT_N];
-	struct sw_acc *a;
-	uint32_t id;
-	unsigned i;
+	uint64_t dflt = (uint64_t)c->s->interval * 1000000u;
+	bool text = g->kind == NID_KIND_STRING;
+	uint32_t id = HINDEX_NONE;
+	size_t k;
 
-	if (sw_client_get(c->s, h->fs[r->fs], r->nid, &id) < 0 ||
-	    (a = sw_acc_get(c->w, id)) == NULL)
-		return -ENOMEM;
-	if (c->w->id > c->s->clients[id].seen)
-		c->s->clients[id].seen = c->w->id;
-	a->nsenders++;
-	iocount_to_array(&r->d, v);
-	for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
-		uint64_t span = r->cspan_us[i];
+	for (k = g->first; k < (size_t)g->first + g->n; k++) {
+		const struct msg_srec *r = &st->recs[k];
+		const uint64_t *cspan =
+		    r->cspan != 0 ? st->cspans[r->cspan - 1] : NULL;
+		struct sw_acc *a;
+		unsigned i;
 
-		if (v[i] == 0)
-			continue;
-		a->d[i] += v[i];
-		/* A span of 0 cannot be a rate: take the interval (the
-		 * gatherer never sends one). */
-		if (span == 0)
-			span = (uint64_t)c->s->interval * 1000000u;
-		a->r[i] += (double)v[i] * 1e6 / (double)span;
+		/* Servers list their clients in the same order (the wire's),
+		 * so the client after the last one is tried first. */
+		id = text ? HINDEX_NONE : id + 1;
+		if ((id >= c->s->nclients ||
+		        c->s->clients[id].addr != r->addr ||
+		        c->s->clients[id].group != group) &&
+		    sw_client_key_get(c->s, group, r->addr,
+		        text ? st->text + r->addr : NULL, &id) < 0)
+			return -ENOMEM;
+		a = sw_acc_hinted(c->s, c->w, id);
+		if (a == NULL)
+			return -ENOMEM;
+		if (c->w->id > c->s->clients[id].seen)
+			c->s->clients[id].seen = c->w->id;
+		a->nsenders++;
+		for (i = 0; i < SWEEPS_NCOUNTERS; i++) {
+			uint64_t span = cspan != NULL ? cspan[i] : r->span_us;
+
+			if (r->d[i] == 0)
+				continue;
+			a->d[i] += r->d[i];
+			/* A span of 0 cannot be a rate: take the interval
+			 * (the gatherer never sends one). */
+			a->r[i] += (double)r->d[i] * 1e6 /
+			    (double)(span != 0 ? span : dflt);
+		}
+		if (r->ops != 0 &&
+		    add_ops(c, a, &st->ops[r->ops - 1],
+		        cspan != NULL ? cspan[SWEEPS_NCOUNTERS - 1] :
+		                        r->span_us) < 0)
+			return -ENOMEM;
 	}
-	if (r->ops != NULL)
-		return add_ops(c, a, r);
+	return 0;
+}
+
+/* A decoded SWEEP's records, in order, into c->w: those of filesystems
+ * the decoder dropped left out. */
+static int
+add_stage(struct add_ctx *c, const struct msg_sweep *h,
+    const struct msg_stage *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ngroups; i++) {
+		const struct msg_sgroup *g = &st->groups[i];
+		uint32_t group;
+
+		if (g->dropped)
+			continue;
+		if (sw_group_get(c->s, h->fs[g->fs], g->net, g->kind, &group) <
+		        0 ||
+		    add_group(c, st, g, group) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -430,10 +387,12 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	uint32_t sidx;
 	int verdict, rc;
 
-	if (hdr != NULL)
+	/* Decoded by sweeps_decode() just before, or now. */
+	if (hdr != NULL && s->staged == payload && s->staged_n == n)
 		h = *hdr;
-	else if ((rc = msg_sweep_decode(&h, payload, n, NULL, NULL, err)) < 0)
+	else if ((rc = sweeps_decode(s, payload, n, &h, err)) < 0)
 		return rc;
+	s->staged = NULL;
 	if (h.batch <= safe_batch)
 		return SWEEPS_DUPLICATE;
 	p = sw_sender_get(s, sender);
@@ -462,7 +421,7 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	if (holds_batch_of(w, sidx))
 		rc = sw_combine(&ctx, sidx, payload, n, &h);
 	else
-		rc = msg_sweep_decode(&h, payload, n, add_rec, &ctx, err);
+		rc = add_stage(&ctx, &h, &s->stage);
 	if (rc < 0) {
 		free(copy);
 		return lh_err_set(err, 0, rc, "out of memory");
@@ -475,6 +434,17 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	if (hdr != NULL)
 		hdr->nops_dropped = h.nops_dropped;
 	return verdict;
+}
+
+int
+sweeps_decode(struct sweeps *s, const uint8_t *payload, size_t n,
+    struct msg_sweep *ret, struct lh_err *err)
+{
+	int rc = msg_sweep_stage(ret, payload, n, &s->stage, err);
+
+	s->staged = rc == 0 ? payload : NULL;
+	s->staged_n = n;
+	return rc;
 }
 
 size_t

@@ -119,12 +119,20 @@ sweeps_new(const struct sweeps_conf *c, uint64_t now_ns, struct sweeps **ret);
 void sweeps_free(struct sweeps *s);
 
 /*
+ * Decode a SWEEP frame's payload (authenticated), checked whole, in one
+ * pass (msg_sweep_stage()), its header into *ret, its records kept for
+ * sweeps_add() of the same payload next.  Returns 0 or a negative errno
+ * with err set (-EBADMSG: malformed, as msg_sweep_decode() says).
+ */
+int sweeps_decode(struct sweeps *s, const uint8_t *payload, size_t n,
+    struct msg_sweep *ret, struct lh_err *err);
+
+/*
  * A SWEEP frame (authenticated) from sender: sweep_id from its header,
- * payload its SWEEP message, hdr what msg_sweep_decode() made of that
- * payload's header (NULL: decoded here; a caller that has it spares a
- * pass over the records); when it is counted, hdr->nops_dropped is set
- * to the records whose op counts the decoder left out (it counts them
- * only while handing records out).  safe_batch: the sender's highest
+ * payload its SWEEP message, hdr what sweeps_decode() made of that
+ * payload just before (NULL, or another payload decoded since: decoded
+ * here); when it is counted, hdr->nops_dropped is set to the records
+ * whose op counts the decoder left out.  safe_batch: the sender's highest
  * batch in the caller's ledger.  peer and seq say where to acknowledge
  * it.  Returns an enum sweeps_verdict, or a negative errno with err set
  * (a malformed SWEEP: nothing of it is counted).

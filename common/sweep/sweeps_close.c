@@ -85,19 +85,43 @@ new_client_hash(const void *ctx, uint32_t idx)
 {
 	const struct sw_client *v = ctx;
 
-	return hindex_hash_pair(v[idx].fs, v[idx].nid);
+	return sw_client_hash(&v[idx]);
+}
+
+/* The open sweeps' indexes by the clients' new ids (map) into ring_index.
+ * Returns 0 or -ENOMEM (none built). */
+static int
+ring_indexes(const struct sweeps *s, const uint32_t *map,
+    struct hindex ring_index[NRING])
+{
+	size_t i;
+
+	for (i = 0; i < NRING; i++) {
+		struct remap_ctx rc = {&s->ring[i], map};
+
+		hindex_init(&ring_index[i]);
+		if (hindex_rebuild(&ring_index[i], s->ring[i].n, remap_hash,
+		        &rc) < 0) {
+			while (i-- > 0)
+				hindex_free(&ring_index[i]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /*
  * Forget the clients no record named since sweep id `before`, and those
  * only: every client an open sweep holds sums for was named by it, so
- * is kept.  The new indexes are built aside first: without the memory
- * for them nothing changes (and the next try is PRUNE_EVERY closes on).
+ * is kept; and the groups no client kept names.  The new tables are
+ * built aside first: without the memory for them nothing changes (and
+ * the next try is PRUNE_EVERY closes on).
  */
 static void
 prune_clients(struct sweeps *s, uint64_t before)
 {
 	struct hindex ring_index[NRING], cindex;
+	struct sw_groups groups;
 	struct sw_client *v;
 	uint32_t *map;
 	size_t i, j, n = 0;
@@ -119,20 +143,17 @@ prune_clients(struct sweeps *s, uint64_t before)
 			map[i] = (uint32_t)j++;
 		}
 	}
-	hindex_init(&cindex);
-	if (hindex_rebuild(&cindex, n, new_client_hash, v) < 0)
+	if (sw_groups_compact(s, v, n, &groups) < 0)
 		goto out;
-	for (i = 0; i < NRING; i++) {
-		struct remap_ctx rc = {&s->ring[i], map};
-
-		hindex_init(&ring_index[i]);
-		if (hindex_rebuild(&ring_index[i], s->ring[i].n, remap_hash,
-		        &rc) < 0) {
-			while (i-- > 0)
-				hindex_free(&ring_index[i]);
-			hindex_free(&cindex);
-			goto out;
-		}
+	hindex_init(&cindex);
+	if (hindex_rebuild(&cindex, n, new_client_hash, v) < 0) {
+		sw_groups_free(&groups);
+		goto out;
+	}
+	if (ring_indexes(s, map, ring_index) < 0) {
+		hindex_free(&cindex);
+		sw_groups_free(&groups);
+		goto out;
 	}
 	/* Everything is there: switch over. */
 	for (i = 0; i < NRING; i++) {
@@ -145,6 +166,8 @@ prune_clients(struct sweeps *s, uint64_t before)
 	}
 	hindex_free(&s->cindex);
 	s->cindex = cindex;
+	sw_groups_free(&s->groups);
+	s->groups = groups;
 	free(s->clients);
 	s->clients = v;
 	s->nclients = n;

@@ -26,10 +26,32 @@
 #define PRUNE_EVERY 64
 #define PRUNE_AFTER 64
 
+/* A (filesystem, network, NID kind) that clients are named in: a client
+ * is found by its group and its address, never by its text, but for the
+ * rare text addresses (sweeps_dict.c). */
+struct sw_group {
+	char fs[MSG_FS_MAX];
+	char net[NID_NET_MAX]; /* canonical */
+	uint8_t kind;          /* enum nid_kind */
+};
+
+struct sw_groups {
+	struct sw_group *v;
+	size_t n, cap;
+	struct hindex index;
+};
+
 /* Every (fs, NID) named lately, by a small id. */
 struct sw_client {
-	char fs[MSG_FS_MAX];
-	char nid[NID_STR_MAX];
+	uint32_t group; /* index into sweeps.groups */
+	uint32_t addr;  /* IPv4 and numbered NIDs: the address; else 0 */
+	bool text;      /* a text address: nid is the key */
+	/* Where its sums are in the open sweep of id t, if anywhere: at
+	 * hint[t / interval % NRING] of that sweep's acc[], checked before
+	 * use (sw_acc_hinted()). */
+	uint32_t hint[NRING];
+	char fs[MSG_FS_MAX];   /* the text, printed once, for the close */
+	char nid[NID_STR_MAX]; /* and for the text addresses' key */
 	uint64_t seen; /* the last sweep (id) a record of it went into */
 };
 
@@ -82,6 +104,11 @@ struct sweeps {
 	struct sw_client *clients;
 	size_t nclients, ccap;
 	struct hindex cindex;
+	struct sw_groups groups;
+	/* The SWEEP sweeps_decode() decoded last, for sweeps_add(). */
+	struct msg_stage stage;
+	const uint8_t *staged;
+	size_t staged_n;
 	uint64_t closes; /* sweeps closed, for the dictionary's pruning */
 	struct sw_sweep ring[NRING]; /* ring[0]: the oldest open sweep */
 	struct sw_sender *senders;
@@ -92,11 +119,6 @@ struct sweeps {
 	size_t mcap;
 	struct sweeps_ack *acks;
 	size_t akcap;
-};
-
-struct client_key {
-	const char *fs;
-	const char *nid;
 };
 
 /* What adding a batch's records needs: the table and the sweep. */
@@ -120,12 +142,38 @@ void sw_batches_clear(struct sw_sweep *w);
 struct sw_sender *sw_sender_find(const struct sweeps *s, const char *name);
 struct sw_sender *sw_sender_get(struct sweeps *s, const char *name);
 
-/* The id of client (fs, nid), added when new.  Returns 0 or -ENOMEM. */
+/* The dictionary of clients (sweeps_dict.c). */
+
+/* The id of client (fs, nid), added when new.  Returns 0, -EINVAL (not
+ * a NID as the decoder hands them out) or -ENOMEM. */
 int
 sw_client_get(struct sweeps *s, const char *fs, const char *nid, uint32_t *ret);
 
+/* The id of group (fs, net, kind), added when new.  Returns 0 or
+ * -ENOMEM. */
+int sw_group_get(struct sweeps *s, const char *fs, const char *net,
+    uint8_t kind, uint32_t *ret);
+
+/* The id of the client of group at address addr, or (text addresses) of
+ * NID text nid; added when new.  Returns 0 or -ENOMEM. */
+int sw_client_key_get(struct sweeps *s, uint32_t group, uint32_t addr,
+    const char *nid, uint32_t *ret);
+
+/* The hash of a client in the dictionary's index. */
+uint64_t sw_client_hash(const struct sw_client *c);
+
 /* The sums of client in w, added when new (NULL: out of memory). */
 struct sw_acc *sw_acc_get(struct sw_sweep *w, uint32_t client);
+
+/* The same, trying first where the client's hint says (s holds w). */
+struct sw_acc *
+sw_acc_hinted(struct sweeps *s, struct sw_sweep *w, uint32_t client);
+
+/* The groups that the n clients of v name, renumbered in v, into ret
+ * (prune_clients()).  Returns 0 or -ENOMEM (v unchanged). */
+int sw_groups_compact(const struct sweeps *s, struct sw_client *v, size_t n,
+    struct sw_groups *ret);
+void sw_groups_free(struct sw_groups *g);
 
 /* A second batch of sender in c->w combined with what it sent before
  * (sweeps_resend.c).  Returns 0 or -ENOMEM (nothing changed). */

@@ -556,6 +556,79 @@ assert_same_records(struct got *want, struct got *got)
 	}
 }
 
+/* The records of st, as msg_sweep_decode() would hand them out, into g. */
+static void
+stage_collect(const struct msg_sweep *h, const struct msg_stage *st,
+    struct got *g)
+{
+	size_t k, i;
+
+	for (k = 0; k < st->ngroups; k++) {
+		const struct msg_sgroup *gr = &st->groups[k];
+
+		ck_assert_uint_gt(gr->n, 0);
+		ck_assert(gr->dropped == ((h->fs_dropped >> gr->fs & 1) != 0));
+		for (i = gr->first;
+		     i < (size_t)gr->first + gr->n && !gr->dropped; i++) {
+			char nid[NID_STR_MAX];
+			struct msg_rec rec;
+			struct mdops ops;
+
+			msg_stage_rec(st, gr, i, &rec, nid, &ops);
+			ck_assert_int_eq(collect_cb(g, h, &rec), 0);
+		}
+	}
+}
+
+/*
+ * msg_sweep_stage(), the one-pass decoder, gives what msg_sweep_decode()
+ * does: the same return and reason, the same header and counts, the
+ * same records in the same order.  Called wherever these tests decode.
+ */
+static void
+stage_agrees(const uint8_t *p, size_t n)
+{
+	struct msg_sweep a, b;
+	struct lh_err ea, eb;
+	struct msg_stage st;
+	struct got ga, gb;
+	size_t i;
+	int ra;
+
+	memset(&ga, 0, sizeof(ga));
+	memset(&gb, 0, sizeof(gb));
+	memset(&st, 0, sizeof(st));
+	lh_err_clear(&ea);
+	lh_err_clear(&eb);
+	ra = msg_sweep_decode(&a, p, n, collect_cb, &ga, &ea);
+	ck_assert_int_eq(msg_sweep_stage(&b, p, n, &st, &eb), ra);
+	ck_assert_str_eq(eb.reason, ea.reason);
+	if (ra == 0) {
+		ck_assert(a.batch == b.batch &&
+		    a.first_sweep == b.first_sweep &&
+		    a.start_ns == b.start_ns && a.span_us == b.span_us);
+		ck_assert(
+		    a.nfs == b.nfs && a.ops == b.ops && a.nrecs == b.nrecs);
+		for (i = 0; i < a.nfs; i++)
+			ck_assert_str_eq(a.fs[i], b.fs[i]);
+		ck_assert(a.fs_dropped == b.fs_dropped &&
+		    a.ndropped == b.ndropped &&
+		    a.nops_dropped == b.nops_dropped);
+		ck_assert_uint_eq(st.nrecs, a.nrecs);
+		stage_collect(&b, &st, &gb);
+		ck_assert_uint_eq(gb.n, ga.n);
+		for (i = 0; i < ga.n; i++)
+			ck_assert_msg(ga.r[i].fs == gb.r[i].fs &&
+			        strcmp(ga.r[i].nid, gb.r[i].nid) == 0,
+			    "record %zu: %s, staged %s", i, ga.r[i].nid,
+			    gb.r[i].nid);
+		assert_same_records(&ga, &gb);
+	}
+	free(ga.r);
+	free(gb.r);
+	msg_stage_free(&st);
+}
+
 static void
 fill_sweep_hdr(struct msg_sweep *h, size_t nfs)
 {
@@ -620,6 +693,7 @@ sweep_round_trip(const char *what, const struct msg_sweep *h,
 		memcpy(recs, src, n * sizeof(*recs));
 	got_from_recs(&want, src, n, h->ops);
 	ck_assert_msg(msg_sweep_encode(w, h, recs, n) == 0, "%s: encode", what);
+	stage_agrees(w->data, w->len);
 	memset(&got, 0, sizeof(got));
 	memset(&d, 0x5a, sizeof(d));
 	lh_err_clear(&err);
@@ -663,6 +737,7 @@ sweep_decode_any(const uint8_t *p, size_t n, struct lh_err *err)
 	struct msg_sweep h;
 	int rc;
 
+	stage_agrees(p, n);
 	memset(&g, 0, sizeof(g));
 	rc = msg_sweep_decode(&h, p, n, collect_cb, &g, err);
 	free(g.r);
@@ -1043,6 +1118,7 @@ START_TEST(sweep_cspan_decode)
 
 	wbuf_init(&w, 0);
 	raw_sweep(&w, c);
+	stage_agrees(w.data, w.len);
 	memset(&got, 0, sizeof(got));
 	lh_err_clear(&err);
 	rc = msg_sweep_decode(&h, w.data, w.len, collect_cb, &got, &err);
@@ -1206,6 +1282,7 @@ START_TEST(sweep_ops)
 		memcpy(buf, w.data, cut);
 		buf[cut] = 0;
 		lh_err_clear(&err);
+		stage_agrees(buf, cut == w.len ? cut + 1 : cut);
 		rc = msg_sweep_decode(&d, buf, cut == w.len ? cut + 1 : cut,
 		    NULL, NULL, &err);
 		if (cut == plain.len) {
@@ -1302,6 +1379,7 @@ START_TEST(sweep_ops_decode)
 	wbuf_init(&w, 0);
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, recs, 3), 0);
 	(void)wbuf_put(&w, c->b, c->nb);
+	stage_agrees(w.data, w.len);
 	memset(&got, 0, sizeof(got));
 	lh_err_clear(&err);
 	rc = msg_sweep_decode(&h, w.data, w.len, collect_cb, &got, &err);
@@ -1478,6 +1556,7 @@ hand_decode(struct hand *hd, struct msg_sweep *h, struct got *got,
 	int rc;
 
 	ck_assert_int_eq(wbuf_status(&hd->w), 0);
+	stage_agrees(hd->w.data, hd->w.len);
 	memset(got, 0, sizeof(*got));
 	lh_err_clear(err);
 	rc = msg_sweep_decode(h, hd->w.data, hd->w.len, collect_cb, got, err);
@@ -1588,6 +1667,7 @@ START_TEST(sweep_encode_canonical)
 	r[1].d.read_bytes = 7;
 	wbuf_init(&w, 0);
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, r, 2), 0);
+	stage_agrees(w.data, w.len);
 	memset(&got, 0, sizeof(got));
 	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
 	                     NULL),
@@ -1700,6 +1780,7 @@ START_TEST(sweep_ops_above_mds)
 	r[1].ops = &ok;
 	wbuf_init(&w, 0);
 	ck_assert_int_eq(msg_sweep_encode(&w, &h, r, 2), 0);
+	stage_agrees(w.data, w.len);
 	memset(&got, 0, sizeof(got));
 	ck_assert_int_eq(msg_sweep_decode(&d, w.data, w.len, collect_cb, &got,
 	                     NULL),

@@ -748,6 +748,255 @@ START_TEST(ops_above_mds_dropped)
 }
 END_TEST
 
+/* A SWEEP of records over filesystems "scratch" and "home" (fs 0, 1),
+ * read_bytes rb each over 20 s. */
+struct frec {
+	uint16_t fs;
+	const char *nid;
+	uint64_t rb;
+};
+
+static void
+make2(struct wbuf *w, uint64_t batch, const struct frec *r, size_t n)
+{
+	static const struct msg_sweep zero;
+	struct msg_sweep h = zero;
+	struct msg_rec mr[16];
+	size_t i;
+
+	ck_assert_uint_le(n, 16);
+	h.batch = batch;
+	h.first_sweep = T0;
+	h.start_ns = T0 * S;
+	h.span_us = 20000000;
+	h.nfs = 2;
+	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	(void)snprintf(h.fs[1], sizeof(h.fs[1]), "home");
+	memset(mr, 0, sizeof(mr));
+	for (i = 0; i < n; i++) {
+		mr[i].fs = r[i].fs;
+		mr[i].nid = r[i].nid;
+		mr[i].d.read_bytes = r[i].rb;
+		mr[i].span_us = 20000000;
+	}
+	wbuf_init(w, 0);
+	ck_assert_int_eq(msg_sweep_encode(w, &h, mr, n), 0);
+}
+
+static int
+add2(struct sweeps *s, const char *sender, uint64_t sweep, uint64_t batch,
+    const struct frec *r, size_t n)
+{
+	struct msg_sweep h;
+	struct lh_err err;
+	struct wbuf w;
+	int rc;
+
+	make2(&w, batch, r, n);
+	/* As the intake does: decoded once, then counted. */
+	ck_assert_int_eq(sweeps_decode(s, w.data, w.len, &h, &err), 0);
+	rc = sweeps_add(s, sender, sweep, &h, w.data, w.len, 0, 7, batch, &err);
+	wbuf_free(&w);
+	return rc;
+}
+
+struct seen_fs {
+	size_t n;
+	char key[16][MSG_FS_MAX + NID_STR_MAX];
+	uint64_t rb[16];
+	double rrate[16];
+	unsigned nsenders[16];
+};
+
+static int
+on_client_fs(void *arg, const struct sweeps_client *c)
+{
+	struct seen_fs *s = arg;
+
+	ck_assert_uint_lt(s->n, 16);
+	(void)snprintf(s->key[s->n], sizeof(s->key[0]), "%s %s", c->fs, c->nid);
+	s->rb[s->n] = c->d.read_bytes;
+	s->rrate[s->n] = c->rate[0];
+	s->nsenders[s->n] = c->nsenders;
+	s->n++;
+	return 0;
+}
+
+static int
+find_fs(const struct seen_fs *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (strcmp(s->key[i], key) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* rb and the rate of client key in seen, or a failure. */
+static void
+expect_client(const struct seen_fs *seen, const char *key, uint64_t rb,
+    unsigned nsenders)
+{
+	int i = find_fs(seen, key);
+
+	ck_assert_msg(i >= 0, "%s missing", key);
+	ck_assert_msg(seen->rb[i] == rb, "%s: %llu, expected %llu", key,
+	    (unsigned long long)seen->rb[i], (unsigned long long)rb);
+	ck_assert(fabs(seen->rrate[i] - (double)rb / 20) < 1e-6);
+	ck_assert_uint_eq(seen->nsenders[i], nsenders);
+}
+
+/*
+ * Clients are summed by (filesystem, network, address), not by text: one
+ * address in two filesystems or two networks is two clients, o2ib0 is
+ * o2ib, two spellings of an IPv6 address are one client, numbered NIDs
+ * and text addresses sum as IPv4 ones do; a second batch of a sender in
+ * the same sweep (combined through the NIDs' text) finds the same
+ * clients.
+ */
+START_TEST(clients_by_binary_key)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	struct seen_fs seen;
+	const struct frec a[] = {{0, "10.1.0.1@o2ib", 100},
+	    {1, "10.1.0.1@o2ib", 200}, {0, "10.1.0.1@o2ib2", 400},
+	    {0, "7@gni", 800}, {0, "2001:db8::1@tcp", 1600},
+	    {1, "weird<x>@<1:2>", 3200}};
+	const struct frec b[] = {{0, "10.1.0.1@o2ib0", 1}, {0, "7@gni0", 2},
+	    {0, "2001:DB8:0::1@tcp", 4}, {1, "weird<x>@<1:2>", 8},
+	    {1, "10.1.0.2@o2ib", 16}};
+	const struct frec late[] = {{0, "7@gni", 20},
+	    {0, "2001:db8::1@tcp", 40}, {1, "weird<x>@<1:2>", 80}};
+
+	ck_assert_int_eq(add2(s, "oss1", T0, 1, a, 6), SWEEPS_ON_TIME);
+	ck_assert_int_eq(add2(s, "oss2", T0, 1, b, 5), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client_fs, NULL,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 7);
+	expect_client(&seen, "scratch 10.1.0.1@o2ib", 101, 2);
+	expect_client(&seen, "home 10.1.0.1@o2ib", 200, 1);
+	expect_client(&seen, "scratch 10.1.0.1@o2ib2", 400, 1);
+	expect_client(&seen, "scratch 7@gni", 802, 2);
+	expect_client(&seen, "scratch 2001:db8::1@tcp", 1604, 2);
+	expect_client(&seen, "home weird<x>@<1:2>", 3208, 2);
+	expect_client(&seen, "home 10.1.0.2@o2ib", 16, 1);
+
+	/* oss1 late for T0 + IVL, then on time: one sender's two batches
+	 * in one sweep, combined; oss2's share stays its own. */
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_int_eq(add2(s, "oss2", T0 + 2 * IVL, 2, b, 5),
+	    SWEEPS_ON_TIME);
+	ck_assert_int_eq(add2(s, "oss1", T0 + IVL, 2, late, 3), SWEEPS_LATE);
+	ck_assert_int_eq(add2(s, "oss1", T0 + 2 * IVL, 3, late, 3),
+	    SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 2 * IVL + 5) * S, on_client_fs,
+	                     NULL, &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 5);
+	/* 2 x 20 over 2 x 20 s is 1 a second, plus oss2's 2 over 20 s. */
+	ck_assert_int_ge(find_fs(&seen, "scratch 7@gni"), 0);
+	ck_assert_uint_eq(seen.rb[find_fs(&seen, "scratch 7@gni")], 42);
+	ck_assert(
+	    fabs(seen.rrate[find_fs(&seen, "scratch 7@gni")] - 1.1) < 1e-9);
+	ck_assert_uint_eq(seen.rb[find_fs(&seen, "scratch 2001:db8::1@tcp")],
+	    84);
+	ck_assert_uint_eq(seen.rb[find_fs(&seen, "home weird<x>@<1:2>")], 168);
+	sweeps_free(s);
+}
+END_TEST
+
+/* What sweeps_decode() kept is used by sweeps_add() for that payload
+ * only; a malformed one is refused by either, with nothing counted. */
+START_TEST(decode_then_add)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	const struct frec a[] = {{0, "10.1.0.1@o2ib", 100}};
+	const struct frec b[] = {{1, "10.1.0.9@o2ib", 300}};
+	struct sweeps_report rep;
+	struct seen_fs seen;
+	struct msg_sweep h;
+	struct lh_err err;
+	struct wbuf wa, wb;
+	uint8_t junk[64];
+
+	make2(&wa, 1, a, 1);
+	make2(&wb, 1, b, 1);
+	ck_assert_int_eq(sweeps_decode(s, wa.data, wa.len, &h, &err), 0);
+	ck_assert_int_eq(sweeps_add(s, "oss1", T0, &h, wb.data, wb.len, 0, 7, 1,
+	                     &err),
+	    SWEEPS_ON_TIME);
+	/* Cut short: refused, and what was kept before is not used. */
+	ck_assert_int_eq(sweeps_decode(s, wa.data, wa.len, &h, &err), 0);
+	memcpy(junk, wa.data, wa.len - 1);
+	ck_assert_int_eq(sweeps_decode(s, junk, wa.len - 1, &h, &err),
+	    -EBADMSG);
+	ck_assert_int_eq(sweeps_add(s, "oss2", T0, &h, junk, wa.len - 1, 0, 7,
+	                     1, &err),
+	    -EBADMSG);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, on_client_fs, NULL,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 1);
+	expect_client(&seen, "home 10.1.0.9@o2ib", 300, 1);
+	ck_assert_uint_eq(rep.nacks, 1);
+	wbuf_free(&wa);
+	wbuf_free(&wb);
+	sweeps_free(s);
+}
+END_TEST
+
+/* The groups (filesystem, network) of forgotten clients are forgotten
+ * with them; the clients kept keep their sums under the new numbers. */
+START_TEST(groups_pruned)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	const struct frec first[] = {{0, "10.1.0.1@o2ib", 1}, {0, "3@gni", 2},
+	    {1, "10.1.0.1@tcp", 4}};
+	const struct frec kept[] = {{1, "10.1.0.1@tcp", 4}};
+	struct sweeps_report rep;
+	struct seen_fs seen;
+	uint64_t k, id;
+
+	ck_assert_int_eq(add2(s, "oss1", T0, 1, first, 3), SWEEPS_ON_TIME);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 5) * S, NULL, NULL, NULL, &rep),
+	    0);
+	for (k = 1; k <= 130; k++) {
+		id = T0 + k * IVL;
+		ck_assert_int_eq(add2(s, "oss1", id, 1 + k, kept, 1),
+		    SWEEPS_ON_TIME);
+		memset(&seen, 0, sizeof(seen));
+		ck_assert_int_eq(sweeps_close(s, (id + 5) * S, on_client_fs,
+		                     NULL, &seen, &rep),
+		    0);
+		ck_assert_uint_eq(seen.n, 1);
+		expect_client(&seen, "home 10.1.0.1@tcp", 4, 1);
+	}
+	ck_assert_uint_eq(sweeps_nclients(s), 1);
+	id = T0 + 131 * IVL;
+	ck_assert_int_eq(add2(s, "oss1", id, 132, first, 3), SWEEPS_ON_TIME);
+	ck_assert_int_eq(add2(s, "oss2", id, 1, first, 3), SWEEPS_ON_TIME);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(sweeps_close(s, (id + 5) * S, on_client_fs, NULL,
+	                     &seen, &rep),
+	    0);
+	ck_assert_uint_eq(seen.n, 3);
+	expect_client(&seen, "scratch 10.1.0.1@o2ib", 2, 2);
+	expect_client(&seen, "scratch 3@gni", 4, 2);
+	expect_client(&seen, "home 10.1.0.1@tcp", 8, 2);
+	ck_assert_uint_eq(sweeps_nclients(s), 3);
+	sweeps_free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -769,6 +1018,9 @@ main(void)
 	tcase_add_test(tc, expect_after_restart);
 	tcase_add_test(tc, dictionary_pruned);
 	tcase_add_test(tc, metadata_ops);
+	tcase_add_test(tc, clients_by_binary_key);
+	tcase_add_test(tc, decode_then_add);
+	tcase_add_test(tc, groups_pruned);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(su, tc);
 	return tu_run(su);
