@@ -52,6 +52,7 @@ gsink_opts_default(struct gsink_opts *o)
 	o->dmax = 600;
 	o->metadata_interval = 60;
 	o->pace = 15000;
+	o->tick_ms = GSINK_TICK_MS;
 	o->max_entries = 1048576;
 	o->check_timeout_ms = 10000;
 }
@@ -76,8 +77,11 @@ init_cache_and_pace(struct gsink *s)
 	s->expire_every_ns = forget * GSINK_NS / 4;
 	if (s->expire_every_ns > 60 * GSINK_NS)
 		s->expire_every_ns = 60 * GSINK_NS;
-	/* A burst of 10 ms worth, so a timer firing late loses no pace. */
+	/* Two ticks' worth (and at least 10 ms worth), so a timer firing
+	 * late loses no pace. */
 	s->burst = o->pace / 100.0;
+	if (s->burst < 2.0 * o->pace * o->tick_ms / 1000.0)
+		s->burst = 2.0 * o->pace * o->tick_ms / 1000.0;
 	if (s->burst < 16)
 		s->burst = 16;
 	s->tokens = s->burst;
@@ -106,6 +110,16 @@ sink_new(const struct gsink_opts *o, int *rc, struct lh_err *err)
 	    (o->group[0] != '\0' && !gcache_metric_ok(o->group))) {
 		*rc = lh_err_set(err, 0, -EINVAL,
 		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+		return NULL;
+	}
+	if (o->pace > GSINK_PACE_MAX) {
+		*rc = lh_err_set(err, 0, -EINVAL, "pace must be 0-%d",
+		    GSINK_PACE_MAX);
+		return NULL;
+	}
+	if (o->tick_ms == 0 || o->tick_ms > GSINK_TICK_MAX_MS) {
+		*rc = lh_err_set(err, 0, -EINVAL, "tick must be 1-%d ms",
+		    GSINK_TICK_MAX_MS);
 		return NULL;
 	}
 	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2) {
@@ -286,6 +300,12 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 		s->last_expire_ns = now_ns;
 	}
 	return gcache_pending(&s->cache);
+}
+
+unsigned
+gsink_tick_ms(const struct gsink *s)
+{
+	return s->o.tick_ms;
 }
 
 const char *

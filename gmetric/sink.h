@@ -22,7 +22,10 @@
 
 #include "err.h"
 
-#define GSINK_GROUP_MAX 64
+#define GSINK_GROUP_MAX   64
+#define GSINK_PACE_MAX    1000000 /* packets per second */
+#define GSINK_TICK_MAX_MS 100
+#define GSINK_TICK_MS     1 /* the default tick */
 
 struct gsink;
 
@@ -32,6 +35,7 @@ struct gsink_opts {
 	unsigned dmax;              /* s, gmond deletes it after; 0 = never */
 	unsigned metadata_interval; /* s between metadata; 0 = every value */
 	unsigned pace;              /* packets per second; 0 = unpaced */
+	unsigned tick_ms;           /* between gsink_flush() calls, 1-100 */
 	size_t max_entries;         /* (host, metric) pairs remembered */
 	unsigned check_timeout_ms;  /* for the child checking gmond.conf */
 };
@@ -50,7 +54,8 @@ struct gsink_stats {
 };
 
 /* Defaults: group "lustre", tmax 60, dmax 600, metadata_interval 60,
- * pace 15000, max_entries 1048576, check_timeout_ms 10000. */
+ * pace 15000, tick_ms GSINK_TICK_MS, max_entries 1048576,
+ * check_timeout_ms 10000. */
 void gsink_opts_default(struct gsink_opts *o);
 
 /*
@@ -77,12 +82,17 @@ int gsink_put(struct gsink *s, const char *spoof_ip, const char *host,
 
 /*
  * Send what the pace allows since the last call (everything when
- * unpaced); returns how many values still wait.  Call again in about a
- * millisecond while that is not 0.  Never blocks: a gmond that is down
+ * unpaced); returns how many values still wait.  Call again in
+ * gsink_tick_ms() while that is not 0.  Never blocks: a gmond that is down
  * only shows as send_errors (and makes every metadata due again, at most
  * once per metadata_interval).
  */
 size_t gsink_flush(struct gsink *s, uint64_t now_ns);
+
+/* How long the caller waits between gsink_flush() calls, ms: the
+ * token bucket holds two ticks' worth, so a timer late by a tick loses
+ * no pace. */
+unsigned gsink_tick_ms(const struct gsink *s);
 
 /* The channels as "ip:port[,ip:port...]", for a log line. */
 const char *gsink_channels(const struct gsink *s);
