@@ -12,8 +12,10 @@
  * takes char * everywhere but only reads (it copies into APR pools): the
  * strings handed to it are the cache's own or local arrays.
  */
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +27,33 @@
 #include "gapi.h"
 #include "gcache.h"
 #include "sink.h"
+#include "sink_chan.h"
 #include "sink_conf.h"
+#include "sink_xdr.h"
 
 #define GSINK_CHANNELS_MAX 256
 #define GSINK_NS           1000000000ULL
+#define GSINK_BATCH        64 /* packets per sendmmsg() */
+
+/* The packets of one sendmmsg(), and which entry each belongs to. */
+struct gsink_batch {
+	char buf[GSINK_BATCH][SINKXDR_MAX];
+	struct iovec iov[GSINK_BATCH];
+	struct mmsghdr msg[GSINK_BATCH];
+	bool failed[GSINK_BATCH];
+	bool due[GSINK_BATCH]; /* per entry: its metadata was due */
+	/* per entry: its metadata packet and its value packet, -1 = none
+	 * (metadata not due, or a packet that did not encode) */
+	int meta[GSINK_BATCH], value[GSINK_BATCH];
+};
 
 struct gsink {
 	struct gapi api;   /* libganglia, opened for the first sink */
 	Ganglia_pool pool; /* owns the channels' sockets */
 	Ganglia_udp_send_channels channels;
+	struct sinkchan chans; /* their sockets */
+	struct sinkxdr xdr;
+	struct gsink_batch *batch;
 	struct gcache cache;
 	struct gsink_opts o;
 	char group[GSINK_GROUP_MAX + 1];
@@ -99,42 +119,97 @@ conf_error(struct lh_err *err, const char *path, int rc)
 	return lh_err_set(err, 0, rc, "gmond_conf %s: %s", path, reason);
 }
 
+/* 0 if the options are usable, else a negative errno and the reason. */
+static int
+check_opts(const struct gsink_opts *o, struct lh_err *err)
+{
+	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
+	    (o->group[0] != '\0' && !gcache_metric_ok(o->group)))
+		return lh_err_set(err, 0, -EINVAL,
+		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+	if (o->pace > GSINK_PACE_MAX)
+		return lh_err_set(err, 0, -EINVAL, "pace must be 0-%d",
+		    GSINK_PACE_MAX);
+	if (o->tick_ms == 0 || o->tick_ms > GSINK_TICK_MAX_MS)
+		return lh_err_set(err, 0, -EINVAL, "tick must be 1-%d ms",
+		    GSINK_TICK_MAX_MS);
+	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2)
+		return lh_err_set(err, 0, -EINVAL, "bad max_entries");
+	return 0;
+}
+
 /* A sink with the options o, checked, and nothing open yet; NULL with
  * *rc and err set when o is unusable or memory short. */
 static struct gsink *
 sink_new(const struct gsink_opts *o, int *rc, struct lh_err *err)
 {
 	struct gsink *s;
+	size_t i;
 
-	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
-	    (o->group[0] != '\0' && !gcache_metric_ok(o->group))) {
-		*rc = lh_err_set(err, 0, -EINVAL,
-		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+	*rc = check_opts(o, err);
+	if (*rc < 0)
 		return NULL;
-	}
-	if (o->pace > GSINK_PACE_MAX) {
-		*rc = lh_err_set(err, 0, -EINVAL, "pace must be 0-%d",
-		    GSINK_PACE_MAX);
-		return NULL;
-	}
-	if (o->tick_ms == 0 || o->tick_ms > GSINK_TICK_MAX_MS) {
-		*rc = lh_err_set(err, 0, -EINVAL, "tick must be 1-%d ms",
-		    GSINK_TICK_MAX_MS);
-		return NULL;
-	}
-	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2) {
-		*rc = lh_err_set(err, 0, -EINVAL, "bad max_entries");
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
-	if (s == NULL) {
+	if (s != NULL)
+		s->batch = calloc(1, sizeof(*s->batch));
+	if (s == NULL || s->batch == NULL) {
+		free(s);
 		*rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
 		return NULL;
+	}
+	/* Each packet of a batch is one buffer of its own. */
+	for (i = 0; i < GSINK_BATCH; i++) {
+		s->batch->iov[i].iov_base = s->batch->buf[i];
+		s->batch->msg[i].msg_hdr.msg_iov = &s->batch->iov[i];
+		s->batch->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	s->o = *o;
 	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
 	s->o.group = s->group;
+	s->xdr.api = &s->api;
+	s->xdr.group = s->group;
+	s->xdr.tmax = o->tmax;
+	s->xdr.dmax = o->dmax;
 	return s;
+}
+
+/*
+ * Open the channels of libpath as the child did, and find their sockets.
+ * The child built exactly this from the same bytes: libganglia will not
+ * end this process now, short of a name that stopped resolving within
+ * the last milliseconds or running out of descriptors.
+ */
+static int
+open_channels(struct gsink *s, char *libpath, struct lh_err *err)
+{
+	int *before = calloc(SINKCHAN_SOCKS, sizeof(*before));
+	Ganglia_gmond_config cfg;
+	size_t nbefore;
+	int rc;
+
+	if (before == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	s->pool = s->api.pool_create(NULL);
+	if (s->pool == NULL) {
+		free(before);
+		return lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
+	}
+	cfg = s->api.gmond_config_create(libpath, 0);
+	nbefore = sinkchan_list(before, SINKCHAN_SOCKS);
+	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
+	rc = s->channels == NULL ? -EINVAL :
+	                           sinkchan_find(&s->chans, before, nbefore);
+	free(before);
+	if (rc <= 0) {
+		s->api.pool_destroy(s->pool);
+		if (s->channels == NULL)
+			return lh_err_set(err, 0, -EINVAL,
+			    "no udp_send_channel");
+		return lh_err_set(err, 0, rc < 0 ? rc : -ENOTSOCK,
+		    "cannot find the sockets libganglia opened for its "
+		    "channels");
+	}
+	return 0;
 }
 
 int
@@ -144,7 +219,6 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	char libpath[64];
 	struct gsink_opts def;
 	struct gsink *s;
-	Ganglia_gmond_config cfg;
 	int mfd, rc;
 
 	lh_err_clear(err);
@@ -168,90 +242,86 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	if (rc < 0)
 		goto out_memfd;
 
-	/* The child built exactly this from the same bytes: libganglia will
-	 * not end this process now, short of a name that stopped resolving
-	 * within the last milliseconds or running out of descriptors. */
-	s->pool = s->api.pool_create(NULL);
-	if (s->pool == NULL) {
-		rc = lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
+	rc = open_channels(s, libpath, err);
+	if (rc < 0)
 		goto out_memfd;
-	}
-	cfg = s->api.gmond_config_create(libpath, 0);
-	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
-	if (s->channels == NULL) {
-		rc = lh_err_set(err, 0, -EINVAL, "no udp_send_channel");
-		goto out_pool;
-	}
 	(void)close(mfd);
 	init_cache_and_pace(s);
 	*ret = s;
 	return 0;
 
-out_pool:
-	s->api.pool_destroy(s->pool);
 out_memfd:
 	(void)close(mfd);
 out_free:
+	free(s->batch);
 	free(s);
 	return conf_error(err, gmond_conf, rc);
 }
 
-/* The value as gmond will show it: two decimals, as the legacy tool. */
-static void
-format_value(char *buf, size_t size, double v)
+/*
+ * Encode the entries waiting, from the head, into the batch while the
+ * tokens (need) and the batch last; returns how many entries, *ret_pkts
+ * their packets.  Nothing is popped yet: what happens to each packet
+ * decides what gcache_pop() is told.
+ */
+static size_t
+fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
 {
-	if (fabs(v) < 0.005)
-		(void)snprintf(buf, size, "0.00"); /* never "-0.00" */
-	else if (fabs(v) < 1e15)
-		(void)snprintf(buf, size, "%.2f", v);
-	else
-		(void)snprintf(buf, size, "%.6e", v);
+	struct gsink_batch *b = s->batch;
+	struct gcache_entry *e;
+	size_t n = 0, p = 0, len;
+
+	while ((e = gcache_peek(&s->cache, n)) != NULL) {
+		bool meta = gcache_meta_due(&s->cache, e, now_ns);
+		size_t need = meta ? 2 : 1;
+
+		if (p + need > GSINK_BATCH ||
+		    (s->o.pace > 0 && s->tokens < (double)(p + need)))
+			break;
+		b->meta[n] = b->value[n] = -1;
+		b->due[n] = meta;
+		if (meta && (len = sinkxdr_meta(&s->xdr, e, b->buf[p])) > 0) {
+			b->iov[p].iov_len = len;
+			b->meta[n] = (int)p++;
+		}
+		if ((len = sinkxdr_value(&s->xdr, e, b->buf[p])) > 0) {
+			b->iov[p].iov_len = len;
+			b->value[n] = (int)p++;
+		}
+		n++;
+	}
+	*ret_pkts = p;
+	return n;
 }
 
-/* Send e's value, preceded by its metadata when meta; returns what
- * happened to the metadata, and counts. */
-static enum gcache_meta
-send_entry(struct gsink *s, struct gcache_entry *e, bool meta)
+/* The batch's n entries after their p packets went out: counts, and
+ * each entry popped with what happened to its metadata. */
+static void
+settle_batch(struct gsink *s, size_t n, uint64_t now)
 {
-	char value[64], type[] = "float", spoof_key[] = SPOOF_HOST;
-	enum gcache_meta res = GCACHE_META_NONE;
-	Ganglia_metric gm;
-	int nerr;
+	const struct gsink_batch *b = s->batch;
+	size_t i;
 
-	gm = s->api.metric_create(s->pool);
-	if (gm == NULL) {
-		s->rejected++;
-		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
-	}
-	format_value(value, sizeof(value), e->value);
-	if (s->api.metric_set(gm, e->key + e->metric_off, value, type,
-	        e->key + e->units_off, GANGLIA_SLOPE_BOTH, s->o.tmax,
-	        s->o.dmax) != 0) {
-		/* 1-4: bad parameter, '"', type, not a number; gcache
-		 * checked all of them. */
-		s->rejected++;
-		s->api.metric_destroy(gm);
-		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
-	}
-	s->api.metadata_add(gm, spoof_key, e->key);
-	if (meta) {
-		if (s->group[0] != '\0') {
-			char group_key[] = "GROUP";
+	for (i = 0; i < n; i++) {
+		enum gcache_meta res = GCACHE_META_NONE;
+		bool vfail = b->value[i] < 0 || b->failed[b->value[i]];
 
-			s->api.metadata_add(gm, group_key, s->group);
+		if (b->value[i] >= 0)
+			s->values++;
+		else
+			s->rejected++; /* never expected: gcache checked it */
+		if (b->meta[i] >= 0) {
+			s->metadata++;
+			/* a lost value: gmond may have missed both */
+			res = b->failed[b->meta[i]] || vfail ?
+			    GCACHE_META_FAILED :
+			    GCACHE_META_SENT;
+		} else if (b->due[i]) {
+			s->rejected++;
+			res = GCACHE_META_FAILED;
 		}
-		nerr = s->api.metadata_send(gm, s->channels);
-		s->metadata++;
-		s->send_errors += (unsigned)nerr;
-		res = nerr == 0 ? GCACHE_META_SENT : GCACHE_META_FAILED;
+		gcache_pop(&s->cache, res, now);
 	}
-	nerr = s->api.value_send(gm, s->channels);
-	s->values++;
-	s->send_errors += (unsigned)nerr;
-	if (nerr != 0 && res == GCACHE_META_SENT)
-		res = GCACHE_META_FAILED; /* gmond may have missed both */
-	s->api.metric_destroy(gm);
-	return res;
 }
 
 int
@@ -270,7 +340,9 @@ gsink_put(struct gsink *s, const char *spoof_ip, const char *host,
 size_t
 gsink_flush(struct gsink *s, uint64_t now_ns)
 {
-	struct gcache_entry *e;
+	struct gsink_batch *b = s->batch;
+	size_t n, p;
+	unsigned errs;
 
 	if (s->o.pace > 0 && now_ns > s->tokens_ns) {
 		s->tokens += (double)(now_ns - s->tokens_ns) * s->o.pace / 1e9;
@@ -278,20 +350,17 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 			s->tokens = s->burst;
 	}
 	s->tokens_ns = now_ns;
-	while ((e = gcache_head(&s->cache)) != NULL) {
-		bool meta = gcache_meta_due(&s->cache, e, now_ns);
-		double need = meta ? 2 : 1;
-		uint64_t errs = s->send_errors;
-
-		if (s->o.pace > 0 && s->tokens < need)
-			break;
-		gcache_pop(&s->cache, send_entry(s, e, meta), now_ns);
+	while ((n = fill_batch(s, now_ns, &p)) > 0) {
+		memset(b->failed, 0, sizeof(b->failed));
+		errs =
+		    p > 0 ? sinkchan_send(&s->chans, b->msg, p, b->failed) : 0;
+		settle_batch(s, n, now_ns);
 		if (s->o.pace > 0)
-			s->tokens -= need;
+			s->tokens -= (double)p;
+		s->send_errors += errs;
 		/* gmond down (or restarted): whatever it gets next may be
 		 * values of metrics it no longer knows. */
-		if (s->send_errors != errs &&
-		    gcache_force_meta(&s->cache, now_ns))
+		if (errs > 0 && gcache_force_meta(&s->cache, now_ns))
 			s->forced++;
 	}
 	if (gcache_pending(&s->cache) == 0 &&
@@ -336,6 +405,7 @@ gsink_close(struct gsink *s)
 	if (s == NULL)
 		return;
 	gcache_free(&s->cache);
+	free(s->batch);
 	/* Closes the channels' sockets; the parsed gmond.conf is libconfuse
 	 * memory libganglia has no exported way to free. */
 	s->api.pool_destroy(s->pool);

@@ -17,7 +17,6 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,11 +32,11 @@
 
 #include "err.h"
 #include "gapi.h"
+#include "sink_chan.h"
 #include "sink_conf.h"
 
-#define GSINK_CONF_MAX  1048576 /* a gmond.conf is a few KB */
-#define GSINK_OUT_MAX   4096    /* what the check child prints */
-#define GSINK_SOCKS_MAX 1024
+#define GSINK_CONF_MAX 1048576 /* a gmond.conf is a few KB */
+#define GSINK_OUT_MAX  4096    /* what the check child prints */
 
 /*
  * A private copy of gmond.conf, so that the child and this process parse
@@ -103,50 +102,14 @@ out_close:
 	return rc;
 }
 
-/* The socket descriptors open now, into fds (at most max). */
-static size_t
-list_sockets(int *fds, size_t max)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	struct stat st;
-	size_t n = 0;
-
-	if (d == NULL)
-		return 0;
-	while (n < max && (de = readdir(d)) != NULL) {
-		char *end;
-		long fd = strtol(de->d_name, &end, 10);
-
-		if (end == de->d_name || *end != '\0' || fd < 0 || fd > 65535 ||
-		    fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-			continue;
-		fds[n++] = (int)fd;
-	}
-	(void)closedir(d);
-	return n;
-}
-
-static bool
-in_list(const int *fds, size_t n, int fd)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (fds[i] == fd)
-			return true;
-	}
-	return false;
-}
-
 /* Print "channel ip:port" for each socket that was not open before. */
 static void
 print_channels(const int *before, size_t nbefore)
 {
-	int after[GSINK_SOCKS_MAX] = {0};
+	int after[SINKCHAN_SOCKS] = {0};
 	size_t n, i;
 
-	n = list_sockets(after, GSINK_SOCKS_MAX);
+	n = sinkchan_list(after, SINKCHAN_SOCKS);
 	for (i = 0; i < n; i++) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
@@ -154,7 +117,7 @@ print_channels(const int *before, size_t nbefore)
 		unsigned port = 0;
 
 		memset(&ss, 0, sizeof(ss));
-		if (in_list(before, nbefore, after[i]) ||
+		if (sinkchan_in(before, nbefore, after[i]) ||
 		    getpeername(after[i], (struct sockaddr *)&ss, &len) < 0)
 			continue;
 		if (ss.ss_family == AF_INET) {
@@ -182,7 +145,7 @@ print_channels(const int *before, size_t nbefore)
 _Noreturn static void
 check_child(const struct gapi *api, int out_fd, char *libpath)
 {
-	int before[GSINK_SOCKS_MAX] = {0};
+	int before[SINKCHAN_SOCKS] = {0};
 	size_t nbefore;
 	Ganglia_pool pool;
 	Ganglia_gmond_config cfg;
@@ -196,7 +159,7 @@ check_child(const struct gapi *api, int out_fd, char *libpath)
 		_Exit(3);
 	}
 	cfg = api->gmond_config_create(libpath, 0);
-	nbefore = list_sockets(before, GSINK_SOCKS_MAX);
+	nbefore = sinkchan_list(before, SINKCHAN_SOCKS);
 	ch = api->udp_send_channels_create(pool, cfg);
 	if (ch == NULL) {
 		(void)dprintf(STDERR_FILENO, "no udp_send_channel\n");

@@ -253,7 +253,7 @@ fi
 #    worth, 10 ms at least), and unpaced much less.
 printf 'role = "aggregator"\nsecret_file = "%s/secret"\nstate_dir = "%s"\nganglia {\n  gmond_conf = "%s/a.conf"\n  pace = %s\n}\n' \
 	"$tmp" "$tmp" "$tmp" 1000001 >"$tmp/5bad.conf"
-head -c 32 /dev/urandom >"$tmp/secret" && chmod 600 "$tmp/secret"
+printf "it-gsink-key-0123456789abcdef0123456789\n" >"$tmp/secret" && chmod 600 "$tmp/secret"
 "$bin" -n -f "$tmp/5bad.conf" >"$tmp/5bad.out" 2>&1
 t_check "pace out of range: refused with file:line" \
 	grep -q "^$tmp/5bad.conf:6: pace: 1000001 is not between 0 and 1000000 packets/s\$" "$tmp/5bad.out"
