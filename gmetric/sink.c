@@ -33,7 +33,6 @@
 
 #define GSINK_CHANNELS_MAX 256
 #define GSINK_NS           1000000000ULL
-#define GSINK_BATCH        64 /* packets per sendmmsg() */
 
 /* The packets of one sendmmsg(), and which entry each belongs to. */
 struct gsink_batch {
@@ -72,7 +71,7 @@ gsink_opts_default(struct gsink_opts *o)
 	o->dmax = 600;
 	o->metadata_interval = 60;
 	o->pace = 15000;
-	o->tick_ms = GSINK_TICK_MS;
+	o->tick_ms = 0;
 	o->max_entries = 1048576;
 	o->check_timeout_ms = 10000;
 }
@@ -97,11 +96,19 @@ init_cache_and_pace(struct gsink *s)
 	s->expire_every_ns = forget * GSINK_NS / 4;
 	if (s->expire_every_ns > 60 * GSINK_NS)
 		s->expire_every_ns = 60 * GSINK_NS;
+	if (o->tick_ms == 0) {
+		/* One batch a tick: 1-10 ms. */
+		s->o.tick_ms = o->pace > 0 ? GSINK_BATCH * 1000 / o->pace : 10;
+		if (s->o.tick_ms < 1)
+			s->o.tick_ms = 1;
+		if (s->o.tick_ms > 10)
+			s->o.tick_ms = 10;
+	}
 	/* Two ticks' worth (and at least 10 ms worth), so a timer firing
 	 * late loses no pace. */
 	s->burst = o->pace / 100.0;
-	if (s->burst < 2.0 * o->pace * o->tick_ms / 1000.0)
-		s->burst = 2.0 * o->pace * o->tick_ms / 1000.0;
+	if (s->burst < 2.0 * o->pace * s->o.tick_ms / 1000.0)
+		s->burst = 2.0 * o->pace * s->o.tick_ms / 1000.0;
 	if (s->burst < 16)
 		s->burst = 16;
 	s->tokens = s->burst;
@@ -130,8 +137,8 @@ check_opts(const struct gsink_opts *o, struct lh_err *err)
 	if (o->pace > GSINK_PACE_MAX)
 		return lh_err_set(err, 0, -EINVAL, "pace must be 0-%d",
 		    GSINK_PACE_MAX);
-	if (o->tick_ms == 0 || o->tick_ms > GSINK_TICK_MAX_MS)
-		return lh_err_set(err, 0, -EINVAL, "tick must be 1-%d ms",
+	if (o->tick_ms > GSINK_TICK_MAX_MS)
+		return lh_err_set(err, 0, -EINVAL, "tick must be 0-%d ms",
 		    GSINK_TICK_MAX_MS);
 	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2)
 		return lh_err_set(err, 0, -EINVAL, "bad max_entries");

@@ -25,7 +25,7 @@
 #define GSINK_GROUP_MAX   64
 #define GSINK_PACE_MAX    1000000 /* packets per second */
 #define GSINK_TICK_MAX_MS 100
-#define GSINK_TICK_MS     1 /* the default tick */
+#define GSINK_BATCH       64 /* packets per sendmmsg(), and per tick */
 
 struct gsink;
 
@@ -35,7 +35,7 @@ struct gsink_opts {
 	unsigned dmax;              /* s, gmond deletes it after; 0 = never */
 	unsigned metadata_interval; /* s between metadata; 0 = every value */
 	unsigned pace;              /* packets per second; 0 = unpaced */
-	unsigned tick_ms;           /* between gsink_flush() calls, 1-100 */
+	unsigned tick_ms;           /* between flushes, 1-100; 0 = auto */
 	size_t max_entries;         /* (host, metric) pairs remembered */
 	unsigned check_timeout_ms;  /* for the child checking gmond.conf */
 };
@@ -54,7 +54,7 @@ struct gsink_stats {
 };
 
 /* Defaults: group "lustre", tmax 60, dmax 600, metadata_interval 60,
- * pace 15000, tick_ms GSINK_TICK_MS, max_entries 1048576,
+ * pace 15000, tick_ms 0, max_entries 1048576,
  * check_timeout_ms 10000. */
 void gsink_opts_default(struct gsink_opts *o);
 
@@ -89,9 +89,15 @@ int gsink_put(struct gsink *s, const char *spoof_ip, const char *host,
  */
 size_t gsink_flush(struct gsink *s, uint64_t now_ns);
 
-/* How long the caller waits between gsink_flush() calls, ms: the
- * token bucket holds two ticks' worth, so a timer late by a tick loses
- * no pace. */
+/*
+ * How long the caller waits between gsink_flush() calls, ms.  Unless
+ * tick_ms says, the tick in which the pace sends one batch of
+ * GSINK_BATCH packets, 1 to 10 ms (4 ms at 15,000 packets/s): each wake-up
+ * costs CPU, and each tick's packets reach gmond's receive buffer at
+ * once (docs/performance.md, "Issue 19: the Ganglia send").  The token
+ * bucket holds two ticks' worth, 10 ms' at least, so a timer late by a
+ * tick loses no pace.
+ */
 unsigned gsink_tick_ms(const struct gsink *s);
 
 /* The channels as "ip:port[,ip:port...]", for a log line. */

@@ -339,7 +339,7 @@ main(int argc, char **argv)
 	t.metrics = 4;
 	t.sweeps = 1;
 	t.period_ms = 1000;
-	t.flush_ms = t.o.tick_ms;
+	t.flush_ms = 0; /* the sink's */
 	t.status = 1;
 	if (parse_args(&t, argc, argv) < 0)
 		return 2;
@@ -348,6 +348,8 @@ main(int argc, char **argv)
 		(void)fprintf(stderr, "%s\n", err.reason);
 		return 3;
 	}
+	if (t.flush_ms == 0)
+		t.flush_ms = gsink_tick_ms(t.sink);
 	(void)fprintf(stderr, "sending to %s\n", gsink_channels(t.sink));
 	t.base = event_base_new();
 	if (t.base == NULL) {
