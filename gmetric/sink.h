@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The aggregator's Ganglia output: spoofed float metrics sent through
- * libganglia to the udp_send_channels of a gmond.conf.  Values are queued
+ * The aggregator's Ganglia output: spoofed float metrics, as libganglia
+ * sends them, to the udp_send_channels of a gmond.conf.  Values are queued
  * by gsink_put() and sent, paced, by gsink_flush(), which the event loop
- * calls from a short timer until nothing is left; metadata goes with the
- * first value of each (host, metric) and then every metadata_interval, not
- * with every value.
+ * calls every tick until nothing is left, a tick's packets with one
+ * sendmmsg(2) per channel; metadata goes with the first value of each
+ * (host, metric) and then every metadata_interval, not with every value.
  *
  * libganglia 3.7.2 ends the process on a bad gmond.conf or an unresolvable
  * channel host, so gsink_open() first has a forked child build the

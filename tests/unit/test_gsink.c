@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ganglia.h>
-
 #include "err.h"
 #include "gapi.h"
 #include "sink.h"
