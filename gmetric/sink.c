@@ -276,11 +276,11 @@ fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
 {
 	struct gsink_batch *b = s->batch;
 	struct gcache_entry *e;
-	size_t n = 0, p = 0, len;
+	size_t n = 0, p = 0;
 
 	while ((e = gcache_peek(&s->cache, n)) != NULL) {
 		bool meta = gcache_meta_due(&s->cache, e, now_ns);
-		size_t need = meta ? 2 : 1;
+		size_t need = meta ? 2 : 1, len;
 
 		if (p + need > GSINK_BATCH ||
 		    (s->o.pace > 0 && s->tokens < (double)(p + need)))
@@ -349,7 +349,6 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 {
 	struct gsink_batch *b = s->batch;
 	size_t n, p;
-	unsigned errs;
 
 	if (s->o.pace > 0 && now_ns > s->tokens_ns) {
 		s->tokens += (double)(now_ns - s->tokens_ns) * s->o.pace / 1e9;
@@ -358,6 +357,8 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 	}
 	s->tokens_ns = now_ns;
 	while ((n = fill_batch(s, now_ns, &p)) > 0) {
+		unsigned errs;
+
 		memset(b->failed, 0, sizeof(b->failed));
 		errs =
 		    p > 0 ? sinkchan_send(&s->chans, b->msg, p, b->failed) : 0;
