@@ -189,20 +189,21 @@ sink_new(const struct gsink_opts *o, int *rc, struct lh_err *err)
 static int
 open_channels(struct gsink *s, char *libpath, struct lh_err *err)
 {
-	int *before = calloc(SINKCHAN_SOCKS, sizeof(*before));
+	int *before = NULL;
 	Ganglia_gmond_config cfg;
-	size_t nbefore;
+	size_t nbefore = 0;
 	int rc;
 
-	if (before == NULL)
-		return lh_err_set(err, 0, -ENOMEM, "out of memory");
 	s->pool = s->api.pool_create(NULL);
-	if (s->pool == NULL) {
-		free(before);
+	if (s->pool == NULL)
 		return lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
-	}
 	cfg = s->api.gmond_config_create(libpath, 0);
-	nbefore = sinkchan_list(before, SINKCHAN_SOCKS);
+	rc = sinkchan_list(&before, &nbefore);
+	if (rc < 0) {
+		s->api.pool_destroy(s->pool);
+		return lh_err_set(err, 0, rc,
+		    "cannot list this process's sockets");
+	}
 	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
 	rc = s->channels == NULL ? -EINVAL :
 	                           sinkchan_find(&s->chans, before, nbefore);

@@ -6,44 +6,73 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "sink_chan.h"
 
-size_t
-sinkchan_list(int *fds, size_t max)
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* fd to *fds, grown as needed. */
+static int
+push_fd(int **fds, size_t *n, size_t *cap, int fd)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap > 0 ? *cap * 2 : 64;
+		int *p = realloc(*fds, ncap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*fds = p;
+		*cap = ncap;
+	}
+	(*fds)[(*n)++] = fd;
+	return 0;
+}
+
+int
+sinkchan_list(int **ret, size_t *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
+	int *fds = NULL, rc = 0;
 
 	if (d == NULL)
-		return 0;
-	while (n < max && (de = readdir(d)) != NULL) {
+		return -errno;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
 		char *end;
 		long fd = strtol(de->d_name, &end, 10);
 
-		if (end == de->d_name || *end != '\0' || fd < 0 || fd > 65535 ||
-		    fd == dirfd(d) || fstat((int)fd, &st) < 0 ||
+		if (end == de->d_name || *end != '\0' || fd < 0 ||
+		    fd > INT_MAX || fd == dirfd(d) || fstat((int)fd, &st) < 0 ||
 		    !S_ISSOCK(st.st_mode))
 			continue;
-		fds[n++] = (int)fd;
+		rc = push_fd(&fds, &n, &cap, (int)fd);
 	}
 	(void)closedir(d);
-	return n;
+	if (rc < 0) {
+		free(fds);
+		return rc;
+	}
+	if (n > 1)
+		qsort(fds, n, sizeof(*fds), cmp_int);
+	*ret = fds;
+	*ret_n = n;
+	return 0;
 }
 
 bool
 sinkchan_in(const int *fds, size_t n, int fd)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (fds[i] == fd)
-			return true;
-	}
-	return false;
+	return n > 0 && bsearch(&fd, fds, n, sizeof(*fds), cmp_int) != NULL;
 }
 
 /* A UDP socket with a peer: what apr_socket_connect() made of a
@@ -65,14 +94,13 @@ connected_dgram(int fd)
 int
 sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore)
 {
-	int *now = calloc(SINKCHAN_SOCKS, sizeof(*now));
-	size_t n, i;
-	int rc = 0;
+	int *now = NULL;
+	size_t n = 0, i;
+	int rc = sinkchan_list(&now, &n);
 
-	if (now == NULL)
-		return -ENOMEM;
 	ch->n = 0;
-	n = sinkchan_list(now, SINKCHAN_SOCKS);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < n; i++) {
 		if (sinkchan_in(before, nbefore, now[i]) ||
 		    !connected_dgram(now[i]))

@@ -15,24 +15,27 @@
 
 struct mmsghdr;
 
-#define SINKCHAN_MAX   64   /* channels of one gmond.conf */
-#define SINKCHAN_SOCKS 1024 /* sockets listed at most */
+#define SINKCHAN_MAX 64 /* channels of one gmond.conf */
 
 struct sinkchan {
 	int fd[SINKCHAN_MAX]; /* borrowed: libganglia's pool owns them */
 	size_t n;
 };
 
-/* The socket descriptors open now, into fds (at most max). */
-size_t sinkchan_list(int *fds, size_t max);
+/*
+ * Every socket descriptor open now, however many (an aggregator may hold
+ * thousands of connections), sorted: *ret (the caller frees it) and
+ * *ret_n.  Returns 0, or -ENOMEM or -errno (/proc/self/fd unreadable).
+ */
+int sinkchan_list(int **ret, size_t *ret_n);
 
-/* True if fd is one of fds[0..n). */
+/* True if fd is one of the sorted fds[0..n). */
 bool sinkchan_in(const int *fds, size_t n, int fd);
 
 /*
- * The connected datagram sockets open now that were not in before[0..
- * nbefore), into ch.  Returns how many (0 and up), or -EMFILE when there
- * are more than SINKCHAN_MAX.
+ * The connected datagram sockets open now that were not in the sorted
+ * before[0..nbefore), into ch.  Returns how many (0 and up), -EMFILE
+ * when there are more than SINKCHAN_MAX, or sinkchan_list()'s error.
  */
 int sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore);
 

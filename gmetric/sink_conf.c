@@ -102,23 +102,24 @@ out_close:
 	return rc;
 }
 
-/* Print "channel ip:port" for each socket that was not open before. */
+/* Print "channel ip:port" for each channel socket that was not open
+ * before, as the parent will find them (sink_chan.h). */
 static void
 print_channels(const int *before, size_t nbefore)
 {
-	int after[SINKCHAN_SOCKS] = {0};
-	size_t n, i;
+	struct sinkchan ch;
+	size_t i;
 
-	n = sinkchan_list(after, SINKCHAN_SOCKS);
-	for (i = 0; i < n; i++) {
+	if (sinkchan_find(&ch, before, nbefore) <= 0)
+		return;
+	for (i = 0; i < ch.n; i++) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
 		char ip[INET6_ADDRSTRLEN] = "?";
 		unsigned port = 0;
 
 		memset(&ss, 0, sizeof(ss));
-		if (sinkchan_in(before, nbefore, after[i]) ||
-		    getpeername(after[i], (struct sockaddr *)&ss, &len) < 0)
+		if (getpeername(ch.fd[i], (struct sockaddr *)&ss, &len) < 0)
 			continue;
 		if (ss.ss_family == AF_INET) {
 			const struct sockaddr_in *a = (const void *)&ss;
@@ -145,8 +146,8 @@ print_channels(const int *before, size_t nbefore)
 _Noreturn static void
 check_child(const struct gapi *api, int out_fd, char *libpath)
 {
-	int before[SINKCHAN_SOCKS] = {0};
-	size_t nbefore;
+	int *before = NULL;
+	size_t nbefore = 0;
 	Ganglia_pool pool;
 	Ganglia_gmond_config cfg;
 	Ganglia_udp_send_channels ch;
@@ -159,7 +160,11 @@ check_child(const struct gapi *api, int out_fd, char *libpath)
 		_Exit(3);
 	}
 	cfg = api->gmond_config_create(libpath, 0);
-	nbefore = sinkchan_list(before, SINKCHAN_SOCKS);
+	if (sinkchan_list(&before, &nbefore) < 0) {
+		(void)dprintf(STDERR_FILENO,
+		    "cannot list this process's sockets\n");
+		_Exit(3);
+	}
 	ch = api->udp_send_channels_create(pool, cfg);
 	if (ch == NULL) {
 		(void)dprintf(STDERR_FILENO, "no udp_send_channel\n");

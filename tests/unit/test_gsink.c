@@ -6,6 +6,7 @@
  * metadata_add of SPOOF_HOST and GROUP, metadata_send, value_send), each
  * captured on private UDP sockets on 127.0.0.1, byte for byte.
  */
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +268,60 @@ START_TEST(every_channel_every_packet)
 }
 END_TEST
 
+/* The channels are found however many sockets the process already holds
+ * (an aggregator may have thousands of connections), and a socket that
+ * was already connected before (evdns's, say) is never taken for one:
+ * 1,100 connected UDP sockets to a decoy, then the sink; the decoy gets
+ * nothing, the channel everything. */
+START_TEST(channels_among_many_sockets)
+{
+	enum { NOLD = 1100 };
+	struct rlimit rl;
+	struct sockaddr_in a;
+	unsigned port, dport;
+	int fd, decoy, *old, i;
+	const char *conf;
+	struct gsink *s;
+	struct pkt p;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < NOLD + 64)
+		return; /* cannot hold that many here */
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? NOLD + 64 : rl.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	decoy = udp_listen(&dport);
+	fd = udp_listen(&port);
+	old = calloc(NOLD, sizeof(*old));
+	ck_assert_ptr_nonnull(old);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)dport);
+	for (i = 0; i < NOLD; i++) {
+		old[i] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(old[i], 0);
+		ck_assert_int_eq(connect(old[i], (struct sockaddr *)&a,
+		                     sizeof(a)),
+		    0);
+	}
+	conf = conf_for(&port, 1);
+	s = sink_open(conf, "lustre");
+	ck_assert_int_eq(gsink_put(s, "10.0.0.1", "n1", "m", "u", 1.0, 1), 0);
+	ck_assert_uint_eq(gsink_flush(s, 2), 0);
+	recv_pkt(fd, &p); /* metadata */
+	recv_pkt(fd, &p); /* value */
+	no_more(fd);
+	no_more(decoy);
+	gsink_close(s);
+	for (i = 0; i < NOLD; i++)
+		(void)close(old[i]);
+	free(old);
+	(void)close(fd);
+	(void)close(decoy);
+	(void)unlink(conf);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -275,6 +331,7 @@ main(void)
 	tcase_add_loop_test(tc, packets_are_libganglias, 0,
 	    sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, every_channel_every_packet);
+	tcase_add_test(tc, channels_among_many_sockets);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
