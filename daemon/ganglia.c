@@ -74,12 +74,13 @@ log_sent(struct ganglia *g)
 static void
 flush_sink(struct ganglia *g)
 {
-	struct timeval ms = {0, 1000};
+	struct timeval tick = {0, 0};
 
 	if (g->out.sink == NULL)
 		return;
+	tick.tv_usec = (suseconds_t)gsink_tick_ms(g->out.sink) * 1000;
 	if (gsink_flush(g->out.sink, clock_monotonic_ns()) > 0)
-		(void)evtimer_add(g->flush_timer, &ms);
+		(void)evtimer_add(g->flush_timer, &tick);
 	else
 		log_sent(g);
 }

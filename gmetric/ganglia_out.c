@@ -46,6 +46,7 @@ ganglia_out_refresh(struct ganglia_out *g, struct lh_err *err)
 	go.tmax = cfg->tmax;
 	go.dmax = cfg->dmax;
 	go.metadata_interval = cfg->metadata_interval;
+	go.pace = cfg->ganglia_pace;
 	if (gsink_open(cfg->gmond_conf, &go, &next, err) < 0)
 		return -1;
 	gsink_close(g->sink);

@@ -36,6 +36,9 @@ static const struct gapi_sym gapi_syms[] = {
     SYM(metadata_send, "Ganglia_metadata_send"),
     SYM(value_send, "Ganglia_value_send"),
     SYM(metric_destroy, "Ganglia_metric_destroy"),
+    SYM(xdr_metadata_msg, "xdr_Ganglia_metadata_msg"),
+    SYM(xdr_value_msg, "xdr_Ganglia_value_msg"),
+    SYM(xdrmem_create, "xdrmem_create"),
 };
 
 int

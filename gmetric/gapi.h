@@ -30,6 +30,12 @@ struct gapi {
 	int (*metadata_send)(Ganglia_metric m, Ganglia_udp_send_channels ch);
 	int (*value_send)(Ganglia_metric m, Ganglia_udp_send_channels ch);
 	void (*metric_destroy)(Ganglia_metric m);
+	/* The packets' XDR encoders libganglia sends with (its own, so the
+	 * bytes are its bytes), and libtirpc's memory stream they write
+	 * to, found through libganglia's dependencies. */
+	bool_t (*xdr_metadata_msg)(XDR *x, Ganglia_metadata_msg *m);
+	bool_t (*xdr_value_msg)(XDR *x, Ganglia_value_msg *m);
+	void (*xdrmem_create)(XDR *x, char *buf, u_int size, enum xdr_op op);
 };
 
 /* The soname the sink opens (CMake's LH_GANGLIA_SONAME). */

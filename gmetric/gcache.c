@@ -257,6 +257,14 @@ gcache_head(struct gcache *c)
 	return &c->e[c->ring[c->head]];
 }
 
+struct gcache_entry *
+gcache_peek(struct gcache *c, size_t i)
+{
+	if (i >= c->count)
+		return NULL;
+	return &c->e[c->ring[(c->head + i) % c->ring_cap]];
+}
+
 bool
 gcache_meta_due(const struct gcache *c, const struct gcache_entry *e,
     uint64_t now)

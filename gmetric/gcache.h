@@ -104,6 +104,11 @@ int gcache_put(struct gcache *c, const char *spoof, const char *metric,
  * until the next gcache_* call. */
 struct gcache_entry *gcache_head(struct gcache *c);
 
+/* The i-th entry waiting (0: the head), or NULL past the last: the sink
+ * encodes a batch of them before it pops them one by one.  Valid until
+ * the next gcache_* call other than gcache_peek() and gcache_meta_due(). */
+struct gcache_entry *gcache_peek(struct gcache *c, size_t i);
+
 /* True if e's next packet must carry metadata. */
 bool gcache_meta_due(const struct gcache *c, const struct gcache_entry *e,
     uint64_t now);

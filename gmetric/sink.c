@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The Ganglia sink (see sink.h): the only file that includes ganglia.h.
+ * The Ganglia sink (see sink.h): with gapi.c (the library's entry
+ * points) and sink_conf.c (gmond.conf checked in a child first), the only
+ * code that sees libganglia.
  *
  * The call sequence per value is ganglia's own gmetric.c for --spoof
  * (Ganglia_metric_create, Ganglia_metric_set, Ganglia_metadata_add of
@@ -10,26 +12,14 @@
  * takes char * everywhere but only reads (it copies into APR pools): the
  * strings handed to it are the cache's own or local arrays.
  */
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
+#include <sys/uio.h>
 
-#include <netinet/in.h>
-#include <arpa/inet.h>
-
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ganglia.h>
@@ -37,17 +27,32 @@
 #include "gapi.h"
 #include "gcache.h"
 #include "sink.h"
+#include "sink_chan.h"
+#include "sink_conf.h"
+#include "sink_xdr.h"
 
-#define GSINK_CONF_MAX     1048576 /* a gmond.conf is a few KB */
-#define GSINK_OUT_MAX      4096    /* what the check child prints */
 #define GSINK_CHANNELS_MAX 256
-#define GSINK_SOCKS_MAX    1024
 #define GSINK_NS           1000000000ULL
+
+/* The packets of one sendmmsg(), and which entry each belongs to. */
+struct gsink_batch {
+	char buf[GSINK_BATCH][SINKXDR_MAX];
+	struct iovec iov[GSINK_BATCH];
+	struct mmsghdr msg[GSINK_BATCH];
+	bool failed[GSINK_BATCH];
+	bool due[GSINK_BATCH]; /* per entry: its metadata was due */
+	/* per entry: its metadata packet and its value packet, -1 = none
+	 * (metadata not due, or a packet that did not encode) */
+	int meta[GSINK_BATCH], value[GSINK_BATCH];
+};
 
 struct gsink {
 	struct gapi api;   /* libganglia, opened for the first sink */
 	Ganglia_pool pool; /* owns the channels' sockets */
 	Ganglia_udp_send_channels channels;
+	struct sinkchan chans; /* their sockets */
+	struct sinkxdr xdr;
+	struct gsink_batch *batch;
 	struct gcache cache;
 	struct gsink_opts o;
 	char group[GSINK_GROUP_MAX + 1];
@@ -66,352 +71,9 @@ gsink_opts_default(struct gsink_opts *o)
 	o->dmax = 600;
 	o->metadata_interval = 60;
 	o->pace = 15000;
+	o->tick_ms = 0;
 	o->max_entries = 1048576;
 	o->check_timeout_ms = 10000;
-}
-
-/*
- * A private copy of gmond.conf, so that the child and this process parse
- * the same bytes even if the file is being edited meanwhile: a memfd,
- * named by a /proc/self/fd path (which the child inherits).  Returns the
- * memfd (>= 0) and its path, or a negative errno.  Files it includes are
- * read where they are, by both.
- */
-static int
-snapshot_conf(const char *path, char *ret_path, size_t size, struct lh_err *err)
-{
-	struct stat st;
-	char *buf = NULL;
-	ssize_t n;
-	size_t got = 0;
-	int fd, mfd = -1, rc;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return lh_err_set(err, 0, -errno, "%s", strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rc = lh_err_set(err, 0, -errno, "%s", strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > GSINK_CONF_MAX) {
-		rc = lh_err_set(err, 0, -EINVAL,
-		    "not a regular file of at most %d bytes", GSINK_CONF_MAX);
-		goto out_close;
-	}
-	buf = malloc(GSINK_CONF_MAX);
-	if (buf == NULL) {
-		rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
-		goto out_close;
-	}
-	while (got < GSINK_CONF_MAX &&
-	    (n = read(fd, buf + got, GSINK_CONF_MAX - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = lh_err_set(err, 0, -errno, "%s", strerror(errno));
-			goto out_free;
-		}
-		got += (size_t)n;
-	}
-	mfd = memfd_create("gmond.conf", MFD_CLOEXEC);
-	if (mfd < 0) {
-		rc = lh_err_set(err, 0, -errno, "memfd_create: %s",
-		    strerror(errno));
-		goto out_free;
-	}
-	if (got > 0 && write(mfd, buf, got) != (ssize_t)got) {
-		rc = lh_err_set(err, 0, -EIO, "cannot copy it to a memfd");
-		(void)close(mfd);
-		goto out_free;
-	}
-	(void)snprintf(ret_path, size, "/proc/self/fd/%d", mfd);
-	rc = mfd;
-out_free:
-	free(buf);
-out_close:
-	(void)close(fd);
-	return rc;
-}
-
-/* The socket descriptors open now, into fds (at most max). */
-static size_t
-list_sockets(int *fds, size_t max)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	struct stat st;
-	size_t n = 0;
-
-	if (d == NULL)
-		return 0;
-	while (n < max && (de = readdir(d)) != NULL) {
-		char *end;
-		long fd = strtol(de->d_name, &end, 10);
-
-		if (end == de->d_name || *end != '\0' || fd < 0 || fd > 65535 ||
-		    fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-			continue;
-		fds[n++] = (int)fd;
-	}
-	(void)closedir(d);
-	return n;
-}
-
-static bool
-in_list(const int *fds, size_t n, int fd)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (fds[i] == fd)
-			return true;
-	}
-	return false;
-}
-
-/* Print "channel ip:port" for each socket that was not open before. */
-static void
-print_channels(const int *before, size_t nbefore)
-{
-	int after[GSINK_SOCKS_MAX] = {0};
-	size_t n, i;
-
-	n = list_sockets(after, GSINK_SOCKS_MAX);
-	for (i = 0; i < n; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len = sizeof(ss);
-		char ip[INET6_ADDRSTRLEN] = "?";
-		unsigned port = 0;
-
-		memset(&ss, 0, sizeof(ss));
-		if (in_list(before, nbefore, after[i]) ||
-		    getpeername(after[i], (struct sockaddr *)&ss, &len) < 0)
-			continue;
-		if (ss.ss_family == AF_INET) {
-			const struct sockaddr_in *a = (const void *)&ss;
-
-			(void)inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
-			port = ntohs(a->sin_port);
-		} else if (ss.ss_family == AF_INET6) {
-			const struct sockaddr_in6 *a = (const void *)&ss;
-
-			(void)inet_ntop(AF_INET6, &a->sin6_addr, ip,
-			    sizeof(ip));
-			port = ntohs(a->sin6_port);
-		}
-		(void)dprintf(STDOUT_FILENO, "channel %s:%u\n", ip, port);
-	}
-}
-
-/*
- * The child: let libganglia parse the file and open its channels, exactly
- * as the parent will.  libganglia prints its reason and ends the process
- * (status 1) on any problem; success is _Exit(0) (no atexit handlers, no
- * stdio flush of buffers inherited from the parent).
- */
-_Noreturn static void
-check_child(const struct gapi *api, int out_fd, char *libpath)
-{
-	int before[GSINK_SOCKS_MAX] = {0};
-	size_t nbefore;
-	Ganglia_pool pool;
-	Ganglia_gmond_config cfg;
-	Ganglia_udp_send_channels ch;
-
-	if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0)
-		_Exit(3);
-	pool = api->pool_create(NULL);
-	if (pool == NULL) {
-		(void)dprintf(STDERR_FILENO, "cannot create an APR pool\n");
-		_Exit(3);
-	}
-	cfg = api->gmond_config_create(libpath, 0);
-	nbefore = list_sockets(before, GSINK_SOCKS_MAX);
-	ch = api->udp_send_channels_create(pool, cfg);
-	if (ch == NULL) {
-		(void)dprintf(STDERR_FILENO, "no udp_send_channel\n");
-		_Exit(2);
-	}
-	print_channels(before, nbefore);
-	_Exit(0);
-}
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Read the child's output until EOF or the deadline; NUL-terminated. */
-static bool
-read_child(int fd, char *out, size_t size, unsigned timeout_ms)
-{
-	uint64_t deadline = mono_ms() + timeout_ms;
-	size_t got = 0;
-
-	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		uint64_t now = mono_ms();
-		ssize_t n;
-		int rc;
-
-		if (now >= deadline)
-			break;
-		rc = poll(&pfd, 1, (int)(deadline - now));
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0)
-			break;
-		if (got + 1 < size) {
-			n = read(fd, out + got, size - 1 - got);
-		} else {
-			char scratch[256];
-
-			n = read(fd, scratch, sizeof(scratch)); /* discard */
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			out[got] = '\0';
-			return n == 0;
-		}
-		if (got + 1 < size)
-			got += (size_t)n;
-	}
-	out[got] = '\0';
-	return false;
-}
-
-/* libganglia's and libconfuse's message, made one line about the file:
- * the first line that is not a channel, the memfd path replaced. */
-static void
-child_reason(const char *out, const char *libpath, int status,
-    struct lh_err *err)
-{
-	char line[LH_ERR_REASON_MAX];
-	const char *p = out, *nl;
-	size_t lp = strlen(libpath), n;
-
-	while (*p != '\0') {
-		nl = strchr(p, '\n');
-		n = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		if (n > 0 && strncmp(p, "channel ", 8) != 0)
-			break;
-		p += n + (nl != NULL ? 1 : 0);
-	}
-	nl = strchr(p, '\n');
-	n = nl != NULL ? (size_t)(nl - p) : strlen(p);
-	if (n == 0) {
-		if (WIFSIGNALED(status))
-			(void)lh_err_set(err, 0, -EINVAL,
-			    "libganglia's check died of signal %d",
-			    WTERMSIG(status));
-		else
-			(void)lh_err_set(err, 0, -EINVAL,
-			    "libganglia refused it (exit status %d)",
-			    WEXITSTATUS(status));
-		return;
-	}
-	if (n >= sizeof(line))
-		n = sizeof(line) - 1;
-	memcpy(line, p, n);
-	line[n] = '\0';
-	/* libconfuse: "PATH:LINE: reason" */
-	if (strncmp(line, libpath, lp) == 0 && line[lp] == ':') {
-		(void)lh_err_set(err, 0, -EINVAL, "line %s", line + lp + 1);
-	} else {
-		(void)lh_err_set(err, 0, -EINVAL, "%s", line);
-	}
-	/* libganglia ends with " Exiting." (and a path we made up). */
-	n = strlen(err->reason);
-	while (n > 0 &&
-	    (err->reason[n - 1] == ' ' || err->reason[n - 1] == '.' ||
-	        err->reason[n - 1] == '\r'))
-		err->reason[--n] = '\0';
-	if (n >= 8 && strcmp(err->reason + n - 8, " Exiting") == 0) {
-		err->reason[n - 8] = '\0';
-		n -= 8;
-		while (n > 0 && err->reason[n - 1] == '.')
-			err->reason[--n] = '\0';
-	}
-}
-
-/* Keep the "channel ip:port" lines, comma-separated. */
-static void
-channel_list(const char *out, char *buf, size_t size)
-{
-	const char *p = out;
-	size_t used = 0;
-
-	buf[0] = '\0';
-	while ((p = strstr(p, "channel ")) != NULL) {
-		size_t n;
-		int w;
-
-		p += 8;
-		n = strcspn(p, "\n");
-		w = snprintf(buf + used, size - used, "%s%.*s",
-		    used > 0 ? "," : "", (int)n, p);
-		if (w < 0 || (size_t)w >= size - used)
-			break;
-		used += (size_t)w;
-		p += n;
-	}
-}
-
-/* Run check_child(); 0 and the channel list, or an error with reason. */
-static int
-check_conf(const struct gapi *api, char *libpath, unsigned timeout_ms,
-    char *chans, size_t size, struct lh_err *err)
-{
-	char out[GSINK_OUT_MAX];
-	int fds[2], status = 0;
-	bool eof;
-	pid_t pid, w;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return lh_err_set(err, 0, -errno, "pipe: %s", strerror(errno));
-	/* libganglia ending the child flushes stdio: nothing of ours
-	 * may be waiting in a buffer then. */
-	(void)fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		(void)close(fds[0]);
-		(void)close(fds[1]);
-		return lh_err_set(err, 0, -e, "fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-		(void)close(fds[0]);
-		check_child(api, fds[1], libpath);
-	}
-	(void)close(fds[1]);
-	eof = read_child(fds[0], out, sizeof(out), timeout_ms);
-	(void)close(fds[0]);
-	if (!eof)
-		(void)kill(pid, SIGKILL); /* our own child, still running */
-	do
-		w = waitpid(pid, &status, 0);
-	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		return lh_err_set(err, 0, -ECHILD,
-		    "lost the checking child (SIGCHLD ignored or reaped "
-		    "elsewhere)");
-	if (!eof)
-		return lh_err_set(err, 0, -ETIMEDOUT,
-		    "libganglia's check took more than %u ms "
-		    "(a channel host that does not resolve?)",
-		    timeout_ms);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		channel_list(out, chans, size);
-		return 0;
-	}
-	child_reason(out, libpath, status, err);
-	return -EINVAL;
 }
 
 /* The (host, metric) table and the token bucket, from s->o. */
@@ -434,8 +96,19 @@ init_cache_and_pace(struct gsink *s)
 	s->expire_every_ns = forget * GSINK_NS / 4;
 	if (s->expire_every_ns > 60 * GSINK_NS)
 		s->expire_every_ns = 60 * GSINK_NS;
-	/* A burst of 10 ms worth, so a timer firing late loses no pace. */
+	if (o->tick_ms == 0) {
+		/* One batch a tick: 1-10 ms. */
+		s->o.tick_ms = o->pace > 0 ? GSINK_BATCH * 1000 / o->pace : 10;
+		if (s->o.tick_ms < 1)
+			s->o.tick_ms = 1;
+		if (s->o.tick_ms > 10)
+			s->o.tick_ms = 10;
+	}
+	/* Two ticks' worth (and at least 10 ms worth), so a timer firing
+	 * late loses no pace. */
 	s->burst = o->pace / 100.0;
+	if (s->burst < 2.0 * o->pace * s->o.tick_ms / 1000.0)
+		s->burst = 2.0 * o->pace * s->o.tick_ms / 1000.0;
 	if (s->burst < 16)
 		s->burst = 16;
 	s->tokens = s->burst;
@@ -453,32 +126,98 @@ conf_error(struct lh_err *err, const char *path, int rc)
 	return lh_err_set(err, 0, rc, "gmond_conf %s: %s", path, reason);
 }
 
+/* 0 if the options are usable, else a negative errno and the reason. */
+static int
+check_opts(const struct gsink_opts *o, struct lh_err *err)
+{
+	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
+	    (o->group[0] != '\0' && !gcache_metric_ok(o->group)))
+		return lh_err_set(err, 0, -EINVAL,
+		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+	if (o->pace > GSINK_PACE_MAX)
+		return lh_err_set(err, 0, -EINVAL, "pace must be 0-%d",
+		    GSINK_PACE_MAX);
+	if (o->tick_ms > GSINK_TICK_MAX_MS)
+		return lh_err_set(err, 0, -EINVAL, "tick must be 0-%d ms",
+		    GSINK_TICK_MAX_MS);
+	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2)
+		return lh_err_set(err, 0, -EINVAL, "bad max_entries");
+	return 0;
+}
+
 /* A sink with the options o, checked, and nothing open yet; NULL with
  * *rc and err set when o is unusable or memory short. */
 static struct gsink *
 sink_new(const struct gsink_opts *o, int *rc, struct lh_err *err)
 {
 	struct gsink *s;
+	size_t i;
 
-	if (o->group == NULL || strlen(o->group) > GSINK_GROUP_MAX ||
-	    (o->group[0] != '\0' && !gcache_metric_ok(o->group))) {
-		*rc = lh_err_set(err, 0, -EINVAL,
-		    "group must be 0-%d of [A-Za-z0-9_.-]", GSINK_GROUP_MAX);
+	*rc = check_opts(o, err);
+	if (*rc < 0)
 		return NULL;
-	}
-	if (o->max_entries == 0 || o->max_entries > UINT32_MAX / 2) {
-		*rc = lh_err_set(err, 0, -EINVAL, "bad max_entries");
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
-	if (s == NULL) {
+	if (s != NULL)
+		s->batch = calloc(1, sizeof(*s->batch));
+	if (s == NULL || s->batch == NULL) {
+		free(s);
 		*rc = lh_err_set(err, 0, -ENOMEM, "out of memory");
 		return NULL;
+	}
+	/* Each packet of a batch is one buffer of its own. */
+	for (i = 0; i < GSINK_BATCH; i++) {
+		s->batch->iov[i].iov_base = s->batch->buf[i];
+		s->batch->msg[i].msg_hdr.msg_iov = &s->batch->iov[i];
+		s->batch->msg[i].msg_hdr.msg_iovlen = 1;
 	}
 	s->o = *o;
 	(void)snprintf(s->group, sizeof(s->group), "%s", o->group);
 	s->o.group = s->group;
+	s->xdr.api = &s->api;
+	s->xdr.group = s->group;
+	s->xdr.tmax = o->tmax;
+	s->xdr.dmax = o->dmax;
 	return s;
+}
+
+/*
+ * Open the channels of libpath as the child did, and find their sockets.
+ * The child built exactly this from the same bytes: libganglia will not
+ * end this process now, short of a name that stopped resolving within
+ * the last milliseconds or running out of descriptors.
+ */
+static int
+open_channels(struct gsink *s, char *libpath, struct lh_err *err)
+{
+	int *before = NULL;
+	Ganglia_gmond_config cfg;
+	size_t nbefore = 0;
+	int rc;
+
+	s->pool = s->api.pool_create(NULL);
+	if (s->pool == NULL)
+		return lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
+	cfg = s->api.gmond_config_create(libpath, 0);
+	rc = sinkchan_list(&before, &nbefore);
+	if (rc < 0) {
+		s->api.pool_destroy(s->pool);
+		return lh_err_set(err, 0, rc,
+		    "cannot list this process's sockets");
+	}
+	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
+	rc = s->channels == NULL ? -EINVAL :
+	                           sinkchan_find(&s->chans, before, nbefore);
+	free(before);
+	if (rc <= 0) {
+		s->api.pool_destroy(s->pool);
+		if (s->channels == NULL)
+			return lh_err_set(err, 0, -EINVAL,
+			    "no udp_send_channel");
+		return lh_err_set(err, 0, rc < 0 ? rc : -ENOTSOCK,
+		    "cannot find the sockets libganglia opened for its "
+		    "channels");
+	}
+	return 0;
 }
 
 int
@@ -488,7 +227,6 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	char libpath[64];
 	struct gsink_opts def;
 	struct gsink *s;
-	Ganglia_gmond_config cfg;
 	int mfd, rc;
 
 	lh_err_clear(err);
@@ -502,100 +240,96 @@ gsink_open(const char *gmond_conf, const struct gsink_opts *o,
 	rc = gapi_load(&s->api, gapi_soname, err);
 	if (rc < 0)
 		goto out_free;
-	mfd = snapshot_conf(gmond_conf, libpath, sizeof(libpath), err);
+	mfd = sinkconf_snapshot(gmond_conf, libpath, sizeof(libpath), err);
 	if (mfd < 0) {
 		rc = mfd;
 		goto out_free;
 	}
-	rc = check_conf(&s->api, libpath, o->check_timeout_ms, s->chan_desc,
+	rc = sinkconf_check(&s->api, libpath, o->check_timeout_ms, s->chan_desc,
 	    sizeof(s->chan_desc), err);
 	if (rc < 0)
 		goto out_memfd;
 
-	/* The child built exactly this from the same bytes: libganglia will
-	 * not end this process now, short of a name that stopped resolving
-	 * within the last milliseconds or running out of descriptors. */
-	s->pool = s->api.pool_create(NULL);
-	if (s->pool == NULL) {
-		rc = lh_err_set(err, 0, -ENOMEM, "cannot create an APR pool");
+	rc = open_channels(s, libpath, err);
+	if (rc < 0)
 		goto out_memfd;
-	}
-	cfg = s->api.gmond_config_create(libpath, 0);
-	s->channels = s->api.udp_send_channels_create(s->pool, cfg);
-	if (s->channels == NULL) {
-		rc = lh_err_set(err, 0, -EINVAL, "no udp_send_channel");
-		goto out_pool;
-	}
 	(void)close(mfd);
 	init_cache_and_pace(s);
 	*ret = s;
 	return 0;
 
-out_pool:
-	s->api.pool_destroy(s->pool);
 out_memfd:
 	(void)close(mfd);
 out_free:
+	free(s->batch);
 	free(s);
 	return conf_error(err, gmond_conf, rc);
 }
 
-/* The value as gmond will show it: two decimals, as the legacy tool. */
-static void
-format_value(char *buf, size_t size, double v)
+/*
+ * Encode the entries waiting, from the head, into the batch while the
+ * tokens (need) and the batch last; returns how many entries, *ret_pkts
+ * their packets.  Nothing is popped yet: what happens to each packet
+ * decides what gcache_pop() is told.
+ */
+static size_t
+fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
 {
-	if (fabs(v) < 0.005)
-		(void)snprintf(buf, size, "0.00"); /* never "-0.00" */
-	else if (fabs(v) < 1e15)
-		(void)snprintf(buf, size, "%.2f", v);
-	else
-		(void)snprintf(buf, size, "%.6e", v);
+	struct gsink_batch *b = s->batch;
+	struct gcache_entry *e;
+	size_t n = 0, p = 0;
+
+	while ((e = gcache_peek(&s->cache, n)) != NULL) {
+		bool meta = gcache_meta_due(&s->cache, e, now_ns);
+		size_t need = meta ? 2 : 1, len;
+
+		if (p + need > GSINK_BATCH ||
+		    (s->o.pace > 0 && s->tokens < (double)(p + need)))
+			break;
+		b->meta[n] = b->value[n] = -1;
+		b->due[n] = meta;
+		if (meta && (len = sinkxdr_meta(&s->xdr, e, b->buf[p])) > 0) {
+			b->iov[p].iov_len = len;
+			b->meta[n] = (int)p++;
+		}
+		if ((len = sinkxdr_value(&s->xdr, e, b->buf[p])) > 0) {
+			b->iov[p].iov_len = len;
+			b->value[n] = (int)p++;
+		}
+		n++;
+	}
+	*ret_pkts = p;
+	return n;
 }
 
-/* Send e's value, preceded by its metadata when meta; returns what
- * happened to the metadata, and counts. */
-static enum gcache_meta
-send_entry(struct gsink *s, struct gcache_entry *e, bool meta)
+/* The batch's n entries after their p packets went out: counts, and
+ * each entry popped with what happened to its metadata. */
+static void
+settle_batch(struct gsink *s, size_t n, uint64_t now)
 {
-	char value[64], type[] = "float", spoof_key[] = SPOOF_HOST;
-	enum gcache_meta res = GCACHE_META_NONE;
-	Ganglia_metric gm;
-	int nerr;
+	const struct gsink_batch *b = s->batch;
+	size_t i;
 
-	gm = s->api.metric_create(s->pool);
-	if (gm == NULL) {
-		s->rejected++;
-		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
-	}
-	format_value(value, sizeof(value), e->value);
-	if (s->api.metric_set(gm, e->key + e->metric_off, value, type,
-	        e->key + e->units_off, GANGLIA_SLOPE_BOTH, s->o.tmax,
-	        s->o.dmax) != 0) {
-		/* 1-4: bad parameter, '"', type, not a number; gcache
-		 * checked all of them. */
-		s->rejected++;
-		s->api.metric_destroy(gm);
-		return meta ? GCACHE_META_FAILED : GCACHE_META_NONE;
-	}
-	s->api.metadata_add(gm, spoof_key, e->key);
-	if (meta) {
-		if (s->group[0] != '\0') {
-			char group_key[] = "GROUP";
+	for (i = 0; i < n; i++) {
+		enum gcache_meta res = GCACHE_META_NONE;
+		bool vfail = b->value[i] < 0 || b->failed[b->value[i]];
 
-			s->api.metadata_add(gm, group_key, s->group);
+		if (b->value[i] >= 0)
+			s->values++;
+		else
+			s->rejected++; /* never expected: gcache checked it */
+		if (b->meta[i] >= 0) {
+			s->metadata++;
+			/* a lost value: gmond may have missed both */
+			res = b->failed[b->meta[i]] || vfail ?
+			    GCACHE_META_FAILED :
+			    GCACHE_META_SENT;
+		} else if (b->due[i]) {
+			s->rejected++;
+			res = GCACHE_META_FAILED;
 		}
-		nerr = s->api.metadata_send(gm, s->channels);
-		s->metadata++;
-		s->send_errors += (unsigned)nerr;
-		res = nerr == 0 ? GCACHE_META_SENT : GCACHE_META_FAILED;
+		gcache_pop(&s->cache, res, now);
 	}
-	nerr = s->api.value_send(gm, s->channels);
-	s->values++;
-	s->send_errors += (unsigned)nerr;
-	if (nerr != 0 && res == GCACHE_META_SENT)
-		res = GCACHE_META_FAILED; /* gmond may have missed both */
-	s->api.metric_destroy(gm);
-	return res;
 }
 
 int
@@ -614,7 +348,8 @@ gsink_put(struct gsink *s, const char *spoof_ip, const char *host,
 size_t
 gsink_flush(struct gsink *s, uint64_t now_ns)
 {
-	struct gcache_entry *e;
+	struct gsink_batch *b = s->batch;
+	size_t n, p;
 
 	if (s->o.pace > 0 && now_ns > s->tokens_ns) {
 		s->tokens += (double)(now_ns - s->tokens_ns) * s->o.pace / 1e9;
@@ -622,20 +357,19 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 			s->tokens = s->burst;
 	}
 	s->tokens_ns = now_ns;
-	while ((e = gcache_head(&s->cache)) != NULL) {
-		bool meta = gcache_meta_due(&s->cache, e, now_ns);
-		double need = meta ? 2 : 1;
-		uint64_t errs = s->send_errors;
+	while ((n = fill_batch(s, now_ns, &p)) > 0) {
+		unsigned errs;
 
-		if (s->o.pace > 0 && s->tokens < need)
-			break;
-		gcache_pop(&s->cache, send_entry(s, e, meta), now_ns);
+		memset(b->failed, 0, sizeof(b->failed));
+		errs =
+		    p > 0 ? sinkchan_send(&s->chans, b->msg, p, b->failed) : 0;
+		settle_batch(s, n, now_ns);
 		if (s->o.pace > 0)
-			s->tokens -= need;
+			s->tokens -= (double)p;
+		s->send_errors += errs;
 		/* gmond down (or restarted): whatever it gets next may be
 		 * values of metrics it no longer knows. */
-		if (s->send_errors != errs &&
-		    gcache_force_meta(&s->cache, now_ns))
+		if (errs > 0 && gcache_force_meta(&s->cache, now_ns))
 			s->forced++;
 	}
 	if (gcache_pending(&s->cache) == 0 &&
@@ -644,6 +378,12 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 		s->last_expire_ns = now_ns;
 	}
 	return gcache_pending(&s->cache);
+}
+
+unsigned
+gsink_tick_ms(const struct gsink *s)
+{
+	return s->o.tick_ms;
 }
 
 const char *
@@ -674,6 +414,7 @@ gsink_close(struct gsink *s)
 	if (s == NULL)
 		return;
 	gcache_free(&s->cache);
+	free(s->batch);
 	/* Closes the channels' sockets; the parsed gmond.conf is libconfuse
 	 * memory libganglia has no exported way to free. */
 	s->api.pool_destroy(s->pool);

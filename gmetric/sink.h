@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The aggregator's Ganglia output: spoofed float metrics sent through
- * libganglia to the udp_send_channels of a gmond.conf.  Values are queued
+ * The aggregator's Ganglia output: spoofed float metrics, as libganglia
+ * sends them, to the udp_send_channels of a gmond.conf.  Values are queued
  * by gsink_put() and sent, paced, by gsink_flush(), which the event loop
- * calls from a short timer until nothing is left; metadata goes with the
- * first value of each (host, metric) and then every metadata_interval, not
- * with every value.
+ * calls every tick until nothing is left, a tick's packets with one
+ * sendmmsg(2) per channel; metadata goes with the first value of each
+ * (host, metric) and then every metadata_interval, not with every value.
  *
  * libganglia 3.7.2 ends the process on a bad gmond.conf or an unresolvable
  * channel host, so gsink_open() first has a forked child build the
@@ -22,7 +22,10 @@
 
 #include "err.h"
 
-#define GSINK_GROUP_MAX 64
+#define GSINK_GROUP_MAX   64
+#define GSINK_PACE_MAX    1000000 /* packets per second */
+#define GSINK_TICK_MAX_MS 100
+#define GSINK_BATCH       64 /* packets per sendmmsg(), and per tick */
 
 struct gsink;
 
@@ -32,6 +35,7 @@ struct gsink_opts {
 	unsigned dmax;              /* s, gmond deletes it after; 0 = never */
 	unsigned metadata_interval; /* s between metadata; 0 = every value */
 	unsigned pace;              /* packets per second; 0 = unpaced */
+	unsigned tick_ms;           /* between flushes, 1-100; 0 = auto */
 	size_t max_entries;         /* (host, metric) pairs remembered */
 	unsigned check_timeout_ms;  /* for the child checking gmond.conf */
 };
@@ -50,7 +54,8 @@ struct gsink_stats {
 };
 
 /* Defaults: group "lustre", tmax 60, dmax 600, metadata_interval 60,
- * pace 15000, max_entries 1048576, check_timeout_ms 10000. */
+ * pace 15000, tick_ms 0, max_entries 1048576,
+ * check_timeout_ms 10000. */
 void gsink_opts_default(struct gsink_opts *o);
 
 /*
@@ -77,12 +82,23 @@ int gsink_put(struct gsink *s, const char *spoof_ip, const char *host,
 
 /*
  * Send what the pace allows since the last call (everything when
- * unpaced); returns how many values still wait.  Call again in about a
- * millisecond while that is not 0.  Never blocks: a gmond that is down
+ * unpaced); returns how many values still wait.  Call again in
+ * gsink_tick_ms() while that is not 0.  Never blocks: a gmond that is down
  * only shows as send_errors (and makes every metadata due again, at most
  * once per metadata_interval).
  */
 size_t gsink_flush(struct gsink *s, uint64_t now_ns);
+
+/*
+ * How long the caller waits between gsink_flush() calls, ms.  Unless
+ * tick_ms says, the tick in which the pace sends one batch of
+ * GSINK_BATCH packets, 1 to 10 ms (4 ms at 15,000 packets/s): each wake-up
+ * costs CPU, and each tick's packets reach gmond's receive buffer at
+ * once (docs/performance.md, "Issue 19: the Ganglia send").  The token
+ * bucket holds two ticks' worth, 10 ms' at least, so a timer late by a
+ * tick loses no pace.
+ */
+unsigned gsink_tick_ms(const struct gsink *s);
 
 /* The channels as "ip:port[,ip:port...]", for a log line. */
 const char *gsink_channels(const struct gsink *s);

@@ -36,7 +36,9 @@ static bool
 channels_eq(const struct lh_config *a, const struct lh_config *b)
 {
 	return str_eq(a->gmond_conf, b->gmond_conf) && a->tmax == b->tmax &&
-	    a->dmax == b->dmax && a->metadata_interval == b->metadata_interval;
+	    a->dmax == b->dmax &&
+	    a->metadata_interval == b->metadata_interval &&
+	    a->ganglia_pace == b->ganglia_pace;
 }
 
 static bool

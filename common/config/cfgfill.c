@@ -147,6 +147,7 @@ fill_listener(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 static int
 fill_metrics(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 {
+	cfg_t *sec;
 	unsigned i;
 
 	c->gmond_conf =
@@ -165,6 +166,10 @@ fill_metrics(struct lh_config *c, cfg_t *cfg, struct lh_err *err)
 	c->metadata_interval =
 	    (unsigned)cfg_getint(ganglia(cfg, "metadata_interval"),
 	        "metadata_interval");
+	/* pace exists only in the section (no old place to read it at). */
+	sec = cfg_getsec(cfg, "ganglia");
+	c->ganglia_pace = sec != NULL ? (unsigned)cfg_getint(sec, "pace") :
+	                                CONFIG_DEFAULT_GANGLIA_PACE;
 	return 0;
 }
 

@@ -182,6 +182,17 @@ static const struct cfgkey keys[] = {
         .validate = cfgcheck_range,
         .roles = R_L,
         .alias = true},
+    /* Issue 19: the Ganglia send's pace, packets per second (0 =
+     * unpaced); new in the section, so never at the top level. */
+    {.name = "pace",
+        .section = "ganglia",
+        .type = CFGKEY_INT,
+        .def_int = CONFIG_DEFAULT_GANGLIA_PACE,
+        .lo = 0,
+        .hi = CONFIG_GANGLIA_PACE_MAX,
+        .unit = " packets/s",
+        .validate = cfgcheck_range,
+        .roles = R_L},
     /* The relay's routes. */
     {.name = "route",
         .type = CFGKEY_SEC,

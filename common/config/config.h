@@ -46,6 +46,11 @@ enum lh_role {
 #define CONFIG_DEFAULT_META_IVL    60
 #define CONFIG_DEFAULT_TOTALS_HOST "lustre-totals"
 
+/* ganglia { pace }: the sink's own default and limit (gmetric/sink.h,
+ * GSINK_PACE_MAX); docs/performance.md says why 15,000 packets/s. */
+#define CONFIG_DEFAULT_GANGLIA_PACE 15000
+#define CONFIG_GANGLIA_PACE_MAX     1000000
+
 /* The Prometheus page's per-host families (prometheus { families }). */
 #define CONFIG_PROM_BYTES              0x1u /* read and write bytes */
 #define CONFIG_PROM_OPS                0x2u /* read and write RPCs */
@@ -128,6 +133,7 @@ struct lh_config {
 	unsigned deadline_ms;       /* after the boundary */
 	unsigned tmax, dmax;        /* seconds, gmond's */
 	unsigned metadata_interval; /* seconds */
+	unsigned ganglia_pace;      /* packets per second; 0 = unpaced */
 	bool extra_metrics;
 	/* Metadata operations emitted as <prefix>_mds_<op>: bit i is
 	 * enum mdops_op i (metadata_ops key; "all" sets every bit). */
@@ -200,10 +206,10 @@ const char *config_metric_prefix(const struct lh_config *cfg, const char *fs);
  * the configuration, the part one module is built from, so that a reload
  * rebuilds only what changed.  section is one of:
  *
- *   "ganglia"   gmond_conf, tmax, dmax, metadata_interval, totals_host
- *               (the ganglia { } section)
- *   "ganglia_channels"  gmond_conf, tmax, dmax, metadata_interval: what
- *               the Ganglia channels are opened with
+ *   "ganglia"   gmond_conf, tmax, dmax, metadata_interval, pace,
+ *               totals_host (the ganglia { } section)
+ *   "ganglia_channels"  gmond_conf, tmax, dmax, metadata_interval, pace:
+ *               what the Ganglia channels are opened with
  *   "listen"    listen_host, listen_port, as written (a port 0 the
  *               kernel picked is the caller's to compare)
  *   "listener"  what a receiver and its peers are made with: name,

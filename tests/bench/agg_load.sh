@@ -28,7 +28,8 @@
 #    (gsink_put), the ledger (100 files, fsync'd) and the ACKs;
 #  - decode + close: what the target of issue 9 bounds (1 s of CPU);
 #  - Ganglia: the -v line "sweep T: Ganglia: ... sent in W s (C s CPU)":
-#    the sink's paced sending (15,000 packets/s) to gmond;
+#    the sink's paced sending (15,000 packets/s, or LH_BENCH_PACE) to
+#    gmond;
 #  - interval: all of the aggregator's CPU from one sweep's start to the
 #    next's;
 #  - RSS: the largest sample of the interval, and VmHWM at the end.
@@ -41,6 +42,8 @@
 # Environment (for a quick try of the script, not for the numbers):
 # LH_BENCH_INTERVAL (20), LH_BENCH_GATHERERS (100), LH_BENCH_CLIENTS
 # (10000), LH_BENCH_FILESYSTEMS (4), LH_BENCH_FS_PER_GATHERER (2).
+# LH_BENCH_PACE sets ganglia { pace } (issue 19; a tree before that key
+# refuses it).
 # LH_BENCH_PERF=FILE records the aggregator with perf into FILE (499 Hz,
 # DWARF call graphs, realtime timestamps so that perf report --time can
 # pick one phase of a sweep), for a profile; the numbers of such a run are
@@ -113,7 +116,7 @@ mkdir -m 700 "$tmp/state"
 	echo "hosts_file = \"$tmp/hosts\""
 	echo 'rewrite = {}'
 	echo 'dns = no'
-	echo "ganglia { gmond_conf = \"$tmp/send.conf\" }"
+	echo "ganglia { gmond_conf = \"$tmp/send.conf\"${LH_BENCH_PACE:+ pace = $LH_BENCH_PACE} }"
 } >"$tmp/agg.conf"
 "$lhd" -n -f "$tmp/agg.conf" >/dev/null
 
@@ -194,6 +197,9 @@ if [ -n "$ppid" ]; then
 	wait "$ppid" || true
 fi
 sleep 2
+# Datagrams gmond's socket dropped over the whole run (its receive
+# buffer full): the drops column of /proc/net/udp.
+drops=$(awk -v p="$(printf '0100007F:%04X' "$udp")" '$2 == p { print $NF }' /proc/net/udp)
 "$gm" xml "$tcp" --values >"$tmp/values"
 kill -TERM "$apid"
 wait "$apid" || true
@@ -357,4 +363,5 @@ print("- gmond after the last sweep: %d hosts of %d expected (%d + the totals ho
 PY
 echo
 echo "- $(date -u +%Y-%m-%d), $(nproc) CPUs ($cpu), $(uname -sr), $(gmond --version 2>&1 | head -n 1)"
-echo "- command: \`tests/bench/agg_load.sh $1 $sweeps\` ($btype build)"
+echo "- gmond's socket dropped ${drops:-?} datagrams over the run (receive buffer full)"
+echo "- command: \`tests/bench/agg_load.sh $1 $sweeps\` ($btype build${LH_BENCH_PACE:+, pace $LH_BENCH_PACE})"

@@ -247,6 +247,30 @@ else
 fi
 "$gm" stop "$tmp/gb"
 
+# 5. The pace: ganglia { pace } is checked with the other keys (-n), and
+#    the sink keeps to it: 600 packets (100 hosts, metadata and values) at
+#    1,000 a second take at least 0.5 s (the bucket starts with two ticks'
+#    worth, 10 ms at least), and unpaced much less.
+printf 'role = "aggregator"\nsecret_file = "%s/secret"\nstate_dir = "%s"\nganglia {\n  gmond_conf = "%s/a.conf"\n  pace = %s\n}\n' \
+	"$tmp" "$tmp" "$tmp" 1000001 >"$tmp/5bad.conf"
+printf "it-gsink-key-0123456789abcdef0123456789\n" >"$tmp/secret" && chmod 600 "$tmp/secret"
+"$bin" -n -f "$tmp/5bad.conf" >"$tmp/5bad.out" 2>&1
+t_check "pace out of range: refused with file:line" \
+	grep -q "^$tmp/5bad.conf:6: pace: 1000001 is not between 0 and 1000000 packets/s\$" "$tmp/5bad.out"
+sed 's/pace = 1000001/pace = 0/' "$tmp/5bad.conf" >"$tmp/5ok.conf"
+if "$bin" -n -f "$tmp/5ok.conf" >"$tmp/5ok.out" 2>&1; then
+	t_pass "pace = 0 (unpaced) taken"
+else
+	t_fail "pace = 0 (unpaced) taken" "$(cat "$tmp/5ok.out")"
+fi
+"$spoof" -c "$tmp/a.conf" --hosts 100 --metrics 3 --pace 1000 >"$tmp/5p.out" 2>"$tmp/5p.err"
+ms=$(sed -n 's/^sweep 0 sent in \([0-9]*\) ms.*/\1/p' "$tmp/5p.err")
+if [ -n "$ms" ] && [ "$ms" -ge 500 ]; then
+	t_pass "600 packets at pace 1000 took $ms ms"
+else
+	t_fail "600 packets at pace 1000 took at least 500 ms" "$(cat "$tmp/5p.err")"
+fi
+
 # Loss at 20,000 hosts x 4 metrics is a measurement, not a test: it
 # depends on the machine's load (ctest runs tests side by side).
 # tests/bench/gsink_loss.sh measures it; docs/performance.md has the

@@ -2,8 +2,9 @@
 /*
  * lhspoof: drive gmetric/sink.c the way the aggregator will, for the
  * integration tests and the loss benchmark.  Every --period-ms one sweep
- * puts --hosts x --metrics values, then a 1 ms libevent timer calls
- * gsink_flush() until nothing waits.  Host i (from 0) is "ip:name" =
+ * puts --hosts x --metrics values, then a libevent timer calls
+ * gsink_flush() every tick (the sink's, or --flush-ms) until nothing
+ * waits.  Host i (from 0) is "ip:name" =
  * "10.20.<i/250>.<i%250+1>:n<i>.lh.test"; metric j is names.c's metric j
  * of --prefix; the value in sweep k is (i+1)*1000 + j*10 + k*0.25.
  *
@@ -38,7 +39,7 @@ struct lhspoof {
 	const char *conf, *reload, *prefix;
 	unsigned hosts, metrics, sweeps, done, started;
 	unsigned long period_ms, flush_ms;
-	uint64_t sweep_start_ns, t0_ns;
+	uint64_t sweep_start_ns, sweep_cpu_ns, t0_ns;
 	bool flushing;
 	int status;
 };
@@ -49,6 +50,17 @@ now_ns(void)
 	struct timespec ts;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* This process's CPU time (user and system), for the per-sweep line. */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -118,9 +130,10 @@ flush_cb(evutil_socket_t fd, short what, void *arg)
 	gsink_stats(t->sink, &st);
 	(void)fprintf(stderr,
 	    "sweep %u sent in %" PRIu64 " ms: values %" PRIu64
-	    " metadata %" PRIu64 " send_errors %" PRIu64 "\n",
+	    " metadata %" PRIu64 " send_errors %" PRIu64 " cpu %.1f ms\n",
 	    t->done, (now_ns() - t->sweep_start_ns) / 1000000, st.values,
-	    st.metadata, st.send_errors);
+	    st.metadata, st.send_errors,
+	    (double)(cpu_ns() - t->sweep_cpu_ns) / 1e6);
 	t->done++;
 	if (t->done == 1 && t->reload != NULL)
 		try_reload(t);
@@ -145,6 +158,7 @@ sweep_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	t->started++;
 	t->sweep_start_ns = now;
+	t->sweep_cpu_ns = cpu_ns();
 	for (i = 0; i < t->hosts; i++) {
 		char ip[32], host[32];
 
@@ -265,7 +279,10 @@ parse_opt(struct lhspoof *t, int ch, char *arg)
 		    t->period_ms > 0;
 		break;
 	case 'F':
-		ok = parse_unsigned(arg, 1000, &t->flush_ms);
+		ok = parse_unsigned(arg, GSINK_TICK_MAX_MS, &t->flush_ms) &&
+		    t->flush_ms > 0;
+		if (ok)
+			t->o.tick_ms = (unsigned)t->flush_ms;
 		break;
 	default:
 		return parse_sink_opt(t, ch, arg);
@@ -322,7 +339,7 @@ main(int argc, char **argv)
 	t.metrics = 4;
 	t.sweeps = 1;
 	t.period_ms = 1000;
-	t.flush_ms = 1;
+	t.flush_ms = 0; /* the sink's */
 	t.status = 1;
 	if (parse_args(&t, argc, argv) < 0)
 		return 2;
@@ -331,6 +348,8 @@ main(int argc, char **argv)
 		(void)fprintf(stderr, "%s\n", err.reason);
 		return 3;
 	}
+	if (t.flush_ms == 0)
+		t.flush_ms = gsink_tick_ms(t.sink);
 	(void)fprintf(stderr, "sending to %s\n", gsink_channels(t.sink));
 	t.base = event_base_new();
 	if (t.base == NULL) {

@@ -84,6 +84,7 @@ START_TEST(defaults)
 	ck_assert_str_eq(c->secret_file, CONFIG_DEFAULT_SECRET_FILE);
 	ck_assert_str_eq(c->state_dir, CONFIG_DEFAULT_STATE_DIR);
 	ck_assert_uint_eq(c->nfilesystems, 0);
+	ck_assert_uint_eq(c->ganglia_pace, CONFIG_DEFAULT_GANGLIA_PACE);
 	ck_assert(config_wants_fs(c, "anything"));
 	ck_assert(c->name[0] != '\0'); /* the host name */
 	config_free(c);
@@ -242,6 +243,11 @@ static const struct {
     {"ganglia {\n totals_host = \"a<b\"\n}\n",
         "2: totals_host: 'a<b' is not 1-63 printable characters"},
     {"ganglia { bogus = 1 }\n", "1: no such option 'bogus'"},
+    {"ganglia { pace = -1 }\n",
+        "1: pace: -1 is not between 0 and 1000000 packets/s"},
+    {"ganglia {\n  pace = 1000001\n}\n",
+        "2: pace: 1000001 is not between 0 and 1000000 packets/s"},
+    {"pace = 100\n", "1: no such option 'pace'"}, /* never top-level */
     {"\ntmax = 5\nganglia { tmax = 6 }\n",
         "2: tmax: also set in ganglia { }; keep one"},
     {"ganglia { gmond_conf = \"/a\" }\ngmond_conf = \"/b\"\n",
@@ -488,6 +494,7 @@ static const struct {
     {"gmond_conf = \"/other\"\n", "ganglia"},
     {"totals_host = \"t2\"\n", "ganglia"},
     {"metadata_interval = 5\n", "ganglia"},
+    {"ganglia { pace = 2000 }\n", "ganglia"},
     {"listen = \"127.0.0.1:9\"\n", "listen"},
     {"accept_rate = 7\n", "listener"},
     {"allow = {\"10.0.0.0/8\"}\n", "listener"},
@@ -547,6 +554,22 @@ START_TEST(section_equal)
 	}
 	ck_assert(!config_section_equal(a, a, "no-such-section"));
 	ck_assert_ptr_null(config_restart_key(a, b));
+	config_free(b);
+	config_free(a);
+}
+END_TEST
+
+/* ganglia { pace }: its value, 0 (unpaced) and the default. */
+START_TEST(ganglia_pace)
+{
+	struct lh_config *a = load_text("ganglia { pace = 0 }\n");
+	struct lh_config *b = load_text("ganglia { pace = 1000000 }\n");
+	struct lh_config *c = load_text("ganglia { tmax = 5 }\n");
+
+	ck_assert_uint_eq(a->ganglia_pace, 0);
+	ck_assert_uint_eq(b->ganglia_pace, 1000000);
+	ck_assert_uint_eq(c->ganglia_pace, CONFIG_DEFAULT_GANGLIA_PACE);
+	config_free(c);
 	config_free(b);
 	config_free(a);
 }
@@ -794,6 +817,7 @@ main(void)
 	tcase_add_loop_test(tc, section_equal, 0,
 	    sizeof(changes) / sizeof(changes[0]));
 	tcase_add_test(tc, restart_keys);
+	tcase_add_test(tc, ganglia_pace);
 	tcase_add_loop_test(tc, ganglia_section, 0,
 	    sizeof(ganglia_keys) / sizeof(ganglia_keys[0]));
 	tcase_add_loop_test(tc, ganglia_alias, 0,

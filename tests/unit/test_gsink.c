@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The sink's packets are libganglia's packets: the same (host, metric)
+ * sent through gsink (its own XDR encoding, one sendmmsg per channel) and
+ * through libganglia's call sequence for a spoofed metric (metric_set,
+ * metadata_add of SPOOF_HOST and GROUP, metadata_send, value_send), each
+ * captured on private UDP sockets on 127.0.0.1, byte for byte.
+ */
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <check.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "gapi.h"
+#include "sink.h"
+#include "testutil.h"
+
+#define PKT_MAX 2048
+
+struct pkt {
+	unsigned char b[PKT_MAX];
+	ssize_t len;
+};
+
+/* A UDP socket on 127.0.0.1, port chosen by the kernel. */
+static int
+udp_listen(unsigned *ret_port)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*ret_port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* The next datagram on fd, waiting at most 5 s. */
+static void
+recv_pkt(int fd, struct pkt *p)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+	p->len = recv(fd, p->b, sizeof(p->b), 0);
+	ck_assert_int_gt(p->len, 0);
+}
+
+static void
+no_more(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	ck_assert_int_eq(poll(&pfd, 1, 50), 0);
+}
+
+static void
+same(const struct pkt *a, const struct pkt *b, const char *what)
+{
+	ck_assert_msg(a->len == b->len &&
+	        memcmp(a->b, b->b, (size_t)a->len) == 0,
+	    "%s: %zd bytes from libganglia, %zd from the sink, differ", what,
+	    a->len, b->len);
+}
+
+/* A gmond.conf with one channel per port. */
+static const char *
+conf_for(const unsigned *ports, size_t n)
+{
+	static char path[] = "/tmp/lh-test-gsink-XXXXXX";
+	FILE *f;
+	size_t i;
+	int fd;
+
+	memcpy(path + sizeof(path) - 7, "XXXXXX", 6);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < n; i++)
+		(void)fprintf(f,
+		    "udp_send_channel {\n  host = 127.0.0.1\n  port = %u\n}\n",
+		    ports[i]);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+struct ref {
+	struct gapi api;
+	Ganglia_pool pool;
+	Ganglia_udp_send_channels ch;
+};
+
+static void
+ref_open(struct ref *r, const char *conf)
+{
+	char path[256];
+	struct lh_err err;
+
+	ck_assert_msg(gapi_load(&r->api, gapi_soname, &err) == 0, "%s",
+	    err.reason);
+	(void)snprintf(path, sizeof(path), "%s", conf);
+	r->pool = r->api.pool_create(NULL);
+	r->ch = r->api.udp_send_channels_create(r->pool,
+	    r->api.gmond_config_create(path, 0));
+	ck_assert_ptr_nonnull(r->ch);
+}
+
+/* libganglia's packets for one spoofed float: metadata (when meta) and
+ * value, as gmetric --spoof sends them. */
+static void
+ref_send(struct ref *r, const char *spoof, const char *metric,
+    const char *units, const char *value, const char *group, bool meta)
+{
+	char n[64], v[64], u[64], s[320], g[80], type[] = "float";
+	char spoof_key[] = SPOOF_HOST, group_key[] = "GROUP";
+	Ganglia_metric gm = r->api.metric_create(r->pool);
+
+	(void)snprintf(n, sizeof(n), "%s", metric);
+	(void)snprintf(v, sizeof(v), "%s", value);
+	(void)snprintf(u, sizeof(u), "%s", units);
+	(void)snprintf(s, sizeof(s), "%s", spoof);
+	(void)snprintf(g, sizeof(g), "%s", group);
+	ck_assert_int_eq(r->api.metric_set(gm, n, v, type, u,
+	                     GANGLIA_SLOPE_BOTH, 77, 888),
+	    0);
+	r->api.metadata_add(gm, spoof_key, s);
+	if (meta) {
+		if (g[0] != '\0')
+			r->api.metadata_add(gm, group_key, g);
+		ck_assert_int_eq(r->api.metadata_send(gm, r->ch), 0);
+	}
+	ck_assert_int_eq(r->api.value_send(gm, r->ch), 0);
+	r->api.metric_destroy(gm);
+}
+
+static struct gsink *
+sink_open(const char *conf, const char *group)
+{
+	struct gsink_opts o;
+	struct gsink *s = NULL;
+	struct lh_err err;
+
+	gsink_opts_default(&o);
+	o.group = group;
+	o.tmax = 77;
+	o.dmax = 888;
+	o.pace = 0;
+	o.metadata_interval = 3600;
+	ck_assert_msg(gsink_open(conf, &o, &s, &err) == 0, "%s", err.reason);
+	return s;
+}
+
+static const struct {
+	const char *group, *units;
+	double value;
+	const char *text;
+} cases[] = {
+    {"lustre", "bytes/sec", 1234.5, "1234.50"},
+    {"", "ops/sec", 0.0, "0.00"},
+    {"g.1-x", "", -0.001, "0.00"},
+    {"lustre", "bytes/sec", 12345678.125, "12345678.12"},
+    {"lustre", "x", 3e15, "3.000000e+15"},
+};
+
+/* The packets of one flush of the sink, then libganglia's for the same
+ * value: n of each, byte for byte. */
+static void
+compare(int fd, struct gsink *s, struct ref *r, unsigned i, int k)
+{
+	struct pkt got[2], want[2];
+	int n = k < 2 ? 2 : 1, j;
+
+	ck_assert_int_eq(gsink_put(s, "10.20.0.8", "n7.lh.test",
+	                     "scratch_read_bytes", cases[i].units,
+	                     cases[i].value, 1000 + (uint64_t)k),
+	    0);
+	ck_assert_uint_eq(gsink_flush(s, 2000 + (uint64_t)k), 0);
+	for (j = 0; j < n; j++)
+		recv_pkt(fd, &got[j]);
+	no_more(fd);
+	ref_send(r, "10.20.0.8:n7.lh.test", "scratch_read_bytes",
+	    cases[i].units, cases[i].text, cases[i].group, n == 2);
+	for (j = 0; j < n; j++)
+		recv_pkt(fd, &want[j]);
+	for (j = 0; j < n; j++)
+		same(&want[j], &got[j], j + 1 < n ? "metadata" : "value");
+}
+
+/* Three values of one (host, metric): metadata with the first two
+ * (gcache.h), then the value alone. */
+START_TEST(packets_are_libganglias)
+{
+	unsigned port;
+	int fd = udp_listen(&port), k;
+	const char *conf = conf_for(&port, 1);
+	struct gsink *s = sink_open(conf, cases[_i].group);
+	struct gsink_stats st;
+	struct ref r;
+
+	ref_open(&r, conf);
+	for (k = 0; k < 3; k++)
+		compare(fd, s, &r, (unsigned)_i, k);
+	gsink_stats(s, &st);
+	ck_assert_uint_eq(st.values, 3);
+	ck_assert_uint_eq(st.metadata, 2);
+	ck_assert_uint_eq(st.send_errors, 0);
+	gsink_close(s);
+	r.api.pool_destroy(r.pool);
+	(void)unlink(conf);
+	(void)close(fd);
+}
+END_TEST
+
+/* Every channel gets every packet, in order: 3 channels, 100 values (a
+ * batch is 64 packets) of which the first carry metadata. */
+START_TEST(every_channel_every_packet)
+{
+	unsigned port[3];
+	int fd[3], c, i;
+	const char *conf;
+	struct gsink *s;
+	struct pkt p[3];
+
+	for (c = 0; c < 3; c++)
+		fd[c] = udp_listen(&port[c]);
+	conf = conf_for(port, 3);
+	s = sink_open(conf, "lustre");
+	for (i = 0; i < 100; i++) {
+		char host[32];
+
+		(void)snprintf(host, sizeof(host), "n%d", i);
+		ck_assert_int_eq(gsink_put(s, "10.0.0.1", host, "m", "u",
+		                     (double)i, 1),
+		    0);
+	}
+	ck_assert_uint_eq(gsink_flush(s, 2), 0);
+	for (i = 0; i < 200; i++) {
+		for (c = 0; c < 3; c++)
+			recv_pkt(fd[c], &p[c]);
+		same(&p[0], &p[1], "channel 2");
+		same(&p[0], &p[2], "channel 3");
+	}
+	for (c = 0; c < 3; c++) {
+		no_more(fd[c]);
+		(void)close(fd[c]);
+	}
+	gsink_close(s);
+	(void)unlink(conf);
+}
+END_TEST
+
+/* The channels are found however many sockets the process already holds
+ * (an aggregator may have thousands of connections), and a socket that
+ * was already connected before (evdns's, say) is never taken for one:
+ * 1,100 connected UDP sockets to a decoy, then the sink; the decoy gets
+ * nothing, the channel everything. */
+START_TEST(channels_among_many_sockets)
+{
+	enum { NOLD = 1100 };
+	struct rlimit rl;
+	struct sockaddr_in a;
+	unsigned port, dport;
+	int fd, decoy, *old, i;
+	const char *conf;
+	struct gsink *s;
+	struct pkt p;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < NOLD + 64)
+		return; /* cannot hold that many here */
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? NOLD + 64 : rl.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	decoy = udp_listen(&dport);
+	fd = udp_listen(&port);
+	old = calloc(NOLD, sizeof(*old));
+	ck_assert_ptr_nonnull(old);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)dport);
+	for (i = 0; i < NOLD; i++) {
+		old[i] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(old[i], 0);
+		ck_assert_int_eq(connect(old[i], (struct sockaddr *)&a,
+		                     sizeof(a)),
+		    0);
+	}
+	conf = conf_for(&port, 1);
+	s = sink_open(conf, "lustre");
+	ck_assert_int_eq(gsink_put(s, "10.0.0.1", "n1", "m", "u", 1.0, 1), 0);
+	ck_assert_uint_eq(gsink_flush(s, 2), 0);
+	recv_pkt(fd, &p); /* metadata */
+	recv_pkt(fd, &p); /* value */
+	no_more(fd);
+	no_more(decoy);
+	gsink_close(s);
+	for (i = 0; i < NOLD; i++)
+		(void)close(old[i]);
+	free(old);
+	(void)close(fd);
+	(void)close(decoy);
+	(void)unlink(conf);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("gsink");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, packets_are_libganglias, 0,
+	    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, every_channel_every_packet);
+	tcase_add_test(tc, channels_among_many_sockets);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
