@@ -292,6 +292,21 @@ emit_record(void *arg, const struct gt_record *r)
 	return 0;
 }
 
+/* An MDT export's op deltas straight into the outbox's pending batch
+ * (gtable_set_ops_sink()): only a lack of memory stops the sweep; a
+ * record refused for want of room is counted by the outbox, as in
+ * emit_record(). */
+static int
+sweep_ops(void *arg, const char *fs, const char *nid, const struct mdops *d)
+{
+	struct emit_ctx *c = arg;
+
+	return outbox_add_ops(&c->g->up.ob, fs, nid, d, c->sweep_id) ==
+	        -ENOMEM ?
+	    -ENOMEM :
+	    0;
+}
+
 /* Read every wanted target into the table; *ret_used: how many.
  * Returns 0, -EPIPE (the reader is gone) or -ENOMEM. */
 static int
@@ -413,7 +428,12 @@ gatherer_sweep(struct gatherer *g, uint64_t sweep_ns)
 	memset(&tr, 0, sizeof(tr));
 	gtable_sweep_begin(&g->table, sweep_ns,
 	    (uint64_t)g->cfg->interval * CLOCK_NS_PER_S);
+	/* The table may have been made afresh since the last sweep (a
+	 * state load): the sink is set for each sweep, and its context
+	 * lives as long as the sweep. */
+	gtable_set_ops_sink(&g->table, sweep_ops, &ec);
 	rc = sweep_read(g, &tr, &used);
+	gtable_set_ops_sink(&g->table, NULL, NULL);
 	if (rc == -EPIPE) {
 		reader_lost(g);
 		return;

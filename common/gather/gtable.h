@@ -162,6 +162,17 @@ struct gt_record {
 	const struct mdops *ops;
 };
 
+/*
+ * Where an export's op deltas go as they are counted, when the caller
+ * sets one (gtable_set_ops_sink()): (fs, nid) and the deltas of one MDT
+ * export.  The client's records then carry no op sums (gt_record.ops
+ * NULL): the op counts of a busy MDS are not held twice, once per client
+ * here and once in the caller's batch.  Returns 0 or -ENOMEM (the
+ * read is then not counted, as if it failed: gtable_observe()).
+ */
+typedef int (*gtable_ops_fn)(void *arg, const char *fs, const char *nid,
+    const struct mdops *d);
+
 struct gtable {
 	struct gt_target **targets;
 	size_t ntargets, tcap;
@@ -188,10 +199,17 @@ struct gtable {
 	size_t nsums, sumscap;
 	struct mdops *cops;
 	size_t ncops, copscap;
+	/* The op deltas' sink, or NULL: into cops (gtable_set_ops_sink()). */
+	gtable_ops_fn ops_fn;
+	void *ops_arg;
 };
 
 void gtable_init(struct gtable *t);
 void gtable_free(struct gtable *t);
+
+/* Send every export's op deltas to fn as they are counted, instead of
+ * summing them per client for the records (see gtable_ops_fn). */
+void gtable_set_ops_sink(struct gtable *t, gtable_ops_fn fn, void *arg);
 
 /*
  * Start a sweep at sweep_ns (the wall-clock boundary).  interval_ns is the
