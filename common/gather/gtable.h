@@ -33,9 +33,10 @@
  * Metadata ops (mdops.h): only MDT targets keep their exports' previous
  * op counts (a side array parallel to exp[]), and only the clients whose
  * op counts moved get op sums (gtable.cops), so an OSS pays nothing for
- * them.  An export's op deltas follow the kind of
- * delta delta_compute() decided for its counters; per-op rates share the
- * span of mds_ops.
+ * them; with an op sink (gtable_set_ops_sink(): the gatherer's), none
+ * do, the deltas going to the sink as they are read.  An export's op
+ * deltas follow the kind of delta delta_compute() decided for its
+ * counters; per-op rates share the span of mds_ops.
  */
 #ifndef LH_GTABLE_H
 #define LH_GTABLE_H
