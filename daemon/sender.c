@@ -109,6 +109,21 @@ fail(struct sender *s, const char *reason)
 		    s->backoff * 2;
 }
 
+/* What a buffer may keep between two frames.  A gatherer sends one large
+ * batch a sweep: kept, its payload and its frame were two more copies of
+ * it resident between sweeps, and at the next send's peak
+ * (docs/performance.md, issue 19). */
+#define SENDER_KEEP_BYTES ((size_t)64 * 1024)
+
+static void
+buf_done(struct wbuf *w)
+{
+	if (w->cap > SENDER_KEEP_BYTES)
+		wbuf_free(w);
+	else
+		wbuf_reset(w);
+}
+
 static int
 flush_out(struct sender *s)
 {
@@ -116,7 +131,7 @@ flush_out(struct sender *s)
 
 	if (rc == 0 && bufferevent_write(s->bev, s->out.data, s->out.len) < 0)
 		rc = -EIO;
-	wbuf_reset(&s->out);
+	buf_done(&s->out);
 	return rc;
 }
 
@@ -125,6 +140,7 @@ static void
 send_next(struct sender *s)
 {
 	uint64_t batch, sweep;
+	size_t len;
 	int rc;
 
 	if (s->state != SENDER_OPEN || s->awaiting_ack ||
@@ -142,6 +158,8 @@ send_next(struct sender *s)
 	}
 	rc = session_send(&s->s, FRAME_SWEEP, 0, sweep, s->payload.data,
 	    s->payload.len, &s->out);
+	len = s->payload.len;
+	buf_done(&s->payload); /* in the frame now */
 	if (rc == 0)
 		rc = flush_out(s);
 	if (rc < 0) {
@@ -153,7 +171,7 @@ send_next(struct sender *s)
 	s->awaiting_ack = true;
 	s->inflight_batch = batch;
 	log_debug("%s %s:%u: sent batch %llu (%zu bytes)", s->what, s->host,
-	    s->conf.port, (unsigned long long)batch, s->payload.len);
+	    s->conf.port, (unsigned long long)batch, len);
 	set_timer(s, s->conf.ack_timeout);
 }
 

@@ -129,6 +129,13 @@ client_reset_sums(struct gt_client *c)
 }
 
 void
+gtable_set_ops_sink(struct gtable *t, gtable_ops_fn fn, void *arg)
+{
+	t->ops_fn = fn;
+	t->ops_arg = arg;
+}
+
+void
 gtable_sweep_begin(struct gtable *t, uint64_t sweep_ns, uint64_t interval_ns)
 {
 	size_t i;

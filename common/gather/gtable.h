@@ -33,9 +33,10 @@
  * Metadata ops (mdops.h): only MDT targets keep their exports' previous
  * op counts (a side array parallel to exp[]), and only the clients whose
  * op counts moved get op sums (gtable.cops), so an OSS pays nothing for
- * them.  An export's op deltas follow the kind of
- * delta delta_compute() decided for its counters; per-op rates share the
- * span of mds_ops.
+ * them; with an op sink (gtable_set_ops_sink(): the gatherer's), none
+ * do, the deltas going to the sink as they are read.  An export's op
+ * deltas follow the kind of delta delta_compute() decided for its
+ * counters; per-op rates share the span of mds_ops.
  */
 #ifndef LH_GTABLE_H
 #define LH_GTABLE_H
@@ -168,6 +169,17 @@ struct gt_record {
 	const struct mdops *ops;
 };
 
+/*
+ * Where an export's op deltas go as they are counted, when the caller
+ * sets one (gtable_set_ops_sink()): (fs, nid) and the deltas of one MDT
+ * export.  The client's records then carry no op sums (gt_record.ops
+ * NULL): the op counts of a busy MDS are not held twice, once per client
+ * here and once in the caller's batch.  Returns 0 or -ENOMEM (the
+ * read is then not counted, as if it failed: gtable_observe()).
+ */
+typedef int (*gtable_ops_fn)(void *arg, const char *fs, const char *nid,
+    const struct mdops *d);
+
 struct gtable {
 	struct gt_target **targets;
 	size_t ntargets, tcap;
@@ -197,10 +209,17 @@ struct gtable {
 	/* The exports and targets the state journal last wrote, plus those
 	 * added since: fewer now means some were forgotten. */
 	size_t jexports, jtargets;
+	/* The op deltas' sink, or NULL: into cops (gtable_set_ops_sink()). */
+	gtable_ops_fn ops_fn;
+	void *ops_arg;
 };
 
 void gtable_init(struct gtable *t);
 void gtable_free(struct gtable *t);
+
+/* Send every export's op deltas to fn as they are counted, instead of
+ * summing them per client for the records (see gtable_ops_fn). */
+void gtable_set_ops_sink(struct gtable *t, gtable_ops_fn fn, void *arg);
 
 /*
  * Start a sweep at sweep_ns (the wall-clock boundary).  interval_ns is the

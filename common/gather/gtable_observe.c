@@ -98,16 +98,15 @@ gt_export_restore_prev(const struct gt_target *tg, struct gt_export *e,
 	e->prev_start_tag = (uint32_t)s->start_ns;
 }
 
+/* The op deltas of e for a delta of kind: into ret (prev not changed:
+ * export_ops_store() does, once the read is counted). */
 static void
-export_ops_delta(struct gt_target *tg, struct gt_export *e,
+export_ops_delta(const struct gt_target *tg, const struct gt_export *e,
     enum delta_kind kind, const struct mdops *cur, struct mdops *ret)
 {
-	static const struct mdops zero;
-	struct gt_ops32 *prev = &tg->ops[e - tg->exp];
+	const struct gt_ops32 *prev = &tg->ops[e - tg->exp];
 	unsigned i;
 
-	if (cur == NULL)
-		cur = &zero;
 	memset(ret, 0, sizeof(*ret));
 	if (kind == DELTA_NEW || kind == DELTA_RESET) {
 		*ret = *cur;
@@ -120,6 +119,15 @@ export_ops_delta(struct gt_target *tg, struct gt_export *e,
 			    cur->v[i];
 		}
 	}
+}
+
+static void
+export_ops_store(struct gt_target *tg, struct gt_export *e,
+    const struct mdops *cur)
+{
+	struct gt_ops32 *prev = &tg->ops[e - tg->exp];
+	unsigned i;
+
 	for (i = 0; i < MDOPS_N; i++)
 		prev->v[i] = (uint32_t)cur->v[i];
 	e->ops_unknown = 0;
@@ -168,7 +176,7 @@ sums_reserve(struct gtable *t, const struct gt_target *tg)
 	if (sums == NULL)
 		return -ENOMEM;
 	t->sums = sums;
-	if (tg->ops != NULL) {
+	if (tg->ops != NULL && t->ops_fn == NULL) {
 		cops = array_grow(t->cops, &t->copscap, t->ncops,
 		    sizeof(*t->cops));
 		if (cops == NULL)
@@ -216,17 +224,45 @@ client_account(struct gtable *t, struct gt_client *c,
 	c->observed = true;
 }
 
+/* Whether a read counts nothing: a peer's, a baseline, or a file whose
+ * snapshot_time did not move, which was not updated since the last read:
+ * no time passed for it, and it says nothing about the rate (its next
+ * delta will cover the whole window). */
+static bool
+observe_skips(const struct gt_client *c, bool base, bool unmoved,
+    uint64_t span_ns, const struct iocount *d, const struct mdops *dops)
+{
+	return c->peer || base ||
+	    (unmoved && span_ns == 0 && iocount_is_zero(d) &&
+	        mdops_is_zero(dops));
+}
+
+/* The op deltas dops of client c counted: to the sink, or into c's op
+ * sums.  Returns 0 or -ENOMEM (nothing counted). */
+static int
+observe_ops(struct gtable *t, struct gt_client *c, const struct mdops *dops)
+{
+	if (mdops_is_zero(dops))
+		return 0;
+	if (t->ops_fn != NULL)
+		return t->ops_fn(t->ops_arg, fsnames_get(&t->fsn, c->fs),
+		    strpool_get(&t->names, c->name), dops);
+	mdops_add(client_ops(t, c), dops);
+	return 0;
+}
+
 int
 gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *cur, const struct mdops *ops)
 {
+	static const struct mdops zero;
 	struct gt_client *c = &t->clients[e->client];
 	struct delta_sample prev;
 	struct iocount d;
 	struct mdops dops;
 	enum delta_kind kind;
 	uint64_t span_ns;
-	bool base = t->baseline || e->base, unmoved;
+	bool base = t->baseline || e->base, unmoved, skip;
 
 	assert(e >= tg->exp && e < tg->exp + tg->nexp);
 	unmoved =
@@ -235,25 +271,22 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	if (e->have)
 		export_prev_for(tg, e, cur, &prev);
 	kind = delta_compute(e->have ? &prev : NULL, cur, base, &d, &span_ns);
-	/* Room for the sums first: failing, nothing has changed, and the
-	 * next sweep counts the same delta again. */
-	if (sums_reserve(t, tg) < 0)
-		return -ENOMEM;
+	if (ops == NULL)
+		ops = &zero;
 	memset(&dops, 0, sizeof(dops));
 	if (tg->ops != NULL)
 		export_ops_delta(tg, e, kind, ops, &dops);
+	skip = observe_skips(c, base, unmoved, span_ns, &d, &dops);
+	/* Room for the sums, and the op deltas out, first: failing, nothing
+	 * has changed, and the next sweep counts the same delta again. */
+	if (sums_reserve(t, tg) < 0 || (!skip && observe_ops(t, c, &dops) < 0))
+		return -ENOMEM;
+	if (tg->ops != NULL)
+		export_ops_store(tg, e, ops);
 	export_set_prev(tg, e, cur);
 	e->have = 1;
 	e->base = 0;
-	/* A file whose snapshot_time did not move was not updated since the
-	 * last read: no time passed for it, and it says nothing about the
-	 * rate (its next delta will cover the whole window). */
-	if (c->peer || base ||
-	    (unmoved && span_ns == 0 && iocount_is_zero(&d) &&
-	        mdops_is_zero(&dops)))
-		return 0;
-	if (!mdops_is_zero(&dops))
-		mdops_add(client_ops(t, c), &dops);
-	client_account(t, c, cur, &d, span_ns);
+	if (!skip)
+		client_account(t, c, cur, &d, span_ns);
 	return 0;
 }

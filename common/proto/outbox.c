@@ -257,6 +257,16 @@ outbox_add(struct outbox *ob, const char *fs, const char *nid,
 	return rc;
 }
 
+int
+outbox_add_ops(struct outbox *ob, const char *fs, const char *nid,
+    const struct mdops *ops, uint64_t sweep_id)
+{
+	static const struct iocount zero;
+
+	/* No span: the record's own comes with its counters. */
+	return outbox_add(ob, fs, nid, &zero, ops, 0, NULL, sweep_id, 0);
+}
+
 bool
 outbox_has_data(const struct outbox *ob)
 {

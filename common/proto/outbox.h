@@ -114,6 +114,16 @@ int outbox_add(struct outbox *ob, const char *fs, const char *nid,
     const struct iocount *d, const struct mdops *ops, uint64_t span_us,
     const uint64_t *cspan_us, uint64_t sweep_id, uint64_t start_ns);
 
+/*
+ * Count metadata op deltas ops of one (fs, NID) for sweep sweep_id alone,
+ * into the pending batch (the record created if new, with no span yet):
+ * the gatherer adds each MDT export's op deltas as it reads them, and the
+ * record's counters and span with outbox_add() at the sweep's end, so
+ * that it holds no op sums of its own.  Returns as outbox_add().
+ */
+int outbox_add_ops(struct outbox *ob, const char *fs, const char *nid,
+    const struct mdops *ops, uint64_t sweep_id);
+
 /* True when something is not yet acknowledged (in flight or pending). */
 bool outbox_has_data(const struct outbox *ob);
 

@@ -3,6 +3,7 @@
  * spans, peers, exports and targets coming and going, restore, MDT op
  * counts. */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -861,6 +862,115 @@ START_TEST(ops_restore)
 }
 END_TEST
 
+/* What an op sink was given: sums per NID (one filesystem), and whether
+ * it should fail. */
+struct sunk {
+	char nid[8][NID_STR_MAX];
+	struct mdops sum[8];
+	size_t n, calls;
+	bool fail;
+};
+
+static int
+sink(void *arg, const char *fs, const char *nid, const struct mdops *d)
+{
+	struct sunk *k = arg;
+	size_t i;
+
+	ck_assert_str_eq(fs, "scratch");
+	ck_assert(!mdops_is_zero(d));
+	if (k->fail)
+		return -ENOMEM;
+	k->calls++;
+	for (i = 0; i < k->n && strcmp(k->nid[i], nid) != 0; i++)
+		;
+	if (i == k->n) {
+		ck_assert_uint_lt(k->n, 8);
+		(void)snprintf(k->nid[k->n++], NID_STR_MAX, "%s", nid);
+	}
+	mdops_add(&k->sum[i], d);
+	return 0;
+}
+
+static const struct mdops *
+sunk_ops(const struct sunk *k, const char *nid)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		if (strcmp(k->nid[i], nid) == 0)
+			return &k->sum[i];
+	}
+	return NULL;
+}
+
+/* With an op sink, each MDT export's op deltas go to it as they are
+ * read (two MDTs: two calls for one client), the sums those the records
+ * carry without one, and the records carry none; a baseline and a peer
+ * send nothing; a sink out of memory leaves the read uncounted. */
+START_TEST(ops_sink_instead_of_sums)
+{
+	struct gtable t;
+	struct gt_target *m0, *m1;
+	struct gt_export *e;
+	struct sunk k;
+	struct got g;
+	struct mdops x0, x1;
+	struct delta_sample s;
+	unsigned sw;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	gtable_init(&t);
+	gtable_set_ops_sink(&t, sink, &k);
+	for (sw = 0; sw < 2; sw++) {
+		gtable_sweep_begin(&t, T0 + sw * 20 * S, 20 * S);
+		m0 = target(&t, "scratch-MDT0000", 12);
+		m1 = target(&t, "scratch-MDT0001", 13);
+		x0 = mops(1 + sw * 10, 1 + sw * 20, 1);
+		x1 = mops(2 + sw * 3, 2, 2 + sw * 4);
+		see_mdt(&t, m0, "10.1.0.1@o2ib", 2, &x0,
+		    msample(&x0, 0, T0 + sw * 20 * S));
+		see_mdt(&t, m1, "10.1.0.1@o2ib", 3, &x1,
+		    msample(&x1, 0, T0 + sw * 20 * S));
+		e = gtable_export(&t, m0, "10.9.0.1@o2ib", 4, &rc);
+		ck_assert_ptr_nonnull(e);
+		s = msample(&x1, 0, T0 + sw * 20 * S);
+		if (gtable_needs_uuid(e, &s))
+			gtable_classify(&t, e, LTREE_PEER_SERVER);
+		ck_assert_int_eq(gtable_observe(&t, m0, e, &s, &x1), 0);
+		ck_assert_uint_eq(k.calls, sw == 0 ? 0 : 2);
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		ck_assert_uint_eq(g.n, 1);
+		ck_assert_ptr_null(g.r[0].ops);
+	}
+	ck_assert_uint_eq(k.n, 1);
+	ck_assert_ptr_null(t.cops);
+	g.r[0].ops = sunk_ops(&k, "10.1.0.1@o2ib");
+	assert_ops(&g.r[0], 13, 20, 4);
+	ck_assert_uint_eq(g.r[0].d.mds_ops, 13 + 20 + 4);
+
+	/* Out of memory: -ENOMEM, and the same read counts in full later. */
+	memset(&k.sum, 0, sizeof(k.sum));
+	gtable_sweep_begin(&t, T0 + 40 * S, 20 * S);
+	m0 = target(&t, "scratch-MDT0000", 12);
+	e = gtable_export(&t, m0, "10.1.0.1@o2ib", 2, &rc);
+	x0 = mops(20, 30, 40);
+	s = msample(&x0, 0, T0 + 40 * S);
+	k.fail = true;
+	ck_assert_int_eq(gtable_observe(&t, m0, e, &s, &x0), -ENOMEM);
+	k.fail = false;
+	ck_assert_int_eq(gtable_observe(&t, m0, e, &s, &x0), 0);
+	assert_ops(&(struct gt_record){.ops = sunk_ops(&k, "10.1.0.1@o2ib"),
+	               .fs = "scratch",
+	               .nid = "10.1.0.1@o2ib"},
+	    9, 9, 39);
+	gtable_set_ops_sink(&t, NULL, NULL);
+	gtable_free(&t);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -885,6 +995,7 @@ main(void)
 	tcase_add_test(tc, ops_dne_sum_and_ost_only);
 	tcase_add_test(tc, ops_survive_compaction);
 	tcase_add_test(tc, ops_restore);
+	tcase_add_test(tc, ops_sink_instead_of_sums);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

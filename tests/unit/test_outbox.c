@@ -531,6 +531,55 @@ START_TEST(coalesce_ops)
 }
 END_TEST
 
+/* Op deltas added on their own as they are read (outbox_add_ops()),
+ * then the record's counters and spans: the same SWEEP, byte for byte,
+ * as one outbox_add() with the summed ops; a record given only ops has
+ * no span yet, and the batch's sweeps are those of the adds. */
+START_TEST(ops_first_then_counters)
+{
+	struct outbox a, b;
+	struct iocount d = io(100);
+	struct mdops x = ops3(5, 3, 0), y = ops3(1, 0, 2), xy = ops3(6, 3, 2);
+	uint64_t cs[MSG_NCOUNTERS] = {0, 0, 0, 0, 0, 70};
+	struct wbuf wa, wb;
+	uint64_t batch, sweep;
+
+	d.mds_ops = 100;
+	outbox_init(&a, 0);
+	outbox_init(&b, 0);
+	wbuf_init(&wa, 0);
+	wbuf_init(&wb, 0);
+	ck_assert_int_eq(outbox_add_ops(&a, "fs", "1@gni", &x, 7), 0);
+	ck_assert_int_eq(outbox_add_ops(&a, "fs", "1@gni", &y, 7), 0);
+	ck_assert_uint_eq(a.pending.n, 1);
+	ck_assert_uint_eq(a.pending.recs[0].span_us, 0);
+	ck_assert_int_eq(outbox_add(&a, "fs", "2@gni", &d, NULL, 80, NULL, 7,
+	                     5),
+	    0);
+	ck_assert_int_eq(outbox_add(&a, "fs", "1@gni", &d, NULL, 90, cs, 7, 3),
+	    0);
+	ck_assert_int_eq(outbox_add(&b, "fs", "1@gni", &d, &xy, 90, cs, 7, 3),
+	    0);
+	ck_assert_int_eq(outbox_add(&b, "fs", "2@gni", &d, NULL, 80, NULL, 7,
+	                     5),
+	    0);
+	outbox_seal(&a);
+	outbox_seal(&b);
+	ck_assert_int_eq(outbox_next(&a, &wa, true, &batch, &sweep), 0);
+	ck_assert_uint_eq(sweep, 7);
+	ck_assert_int_eq(outbox_next(&b, &wb, true, &batch, &sweep), 0);
+	ck_assert_uint_eq(a.inflight.start_ns, b.inflight.start_ns);
+	ck_assert_uint_eq(a.inflight.first_sweep, 7);
+	/* Records in another order: the encoder sorts them. */
+	ck_assert_uint_eq(wa.len, wb.len);
+	ck_assert(memcmp(wa.data, wb.data, wa.len) == 0);
+	wbuf_free(&wa);
+	wbuf_free(&wb);
+	outbox_free(&a);
+	outbox_free(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -544,6 +593,7 @@ main(void)
 	tcase_add_test(tc, bad_names);
 	tcase_add_test(tc, unseal);
 	tcase_add_test(tc, coalesce_ops);
+	tcase_add_test(tc, ops_first_then_counters);
 	outbox_split_tests(tc);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
