@@ -8,7 +8,8 @@
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
  *     its number of exports, u8 partial, idle snapshot (ns), then the
  *     exports written: count, then each as in the base (gstate.c)
- *   the outbox (obstate.h), to the end of the body
+ *   the outbox (gstate_jout.h; a journal of version 1: obstate.h), to the
+ *   end of the body
  *
  * A partial target wrote only its changed exports: each of the others was
  * read idle this sweep, and a replay gives it the idle snapshot, the
@@ -28,6 +29,7 @@
 #include "err.h"
 #include "gstate.h"
 #include "gstate_int.h"
+#include "gstate_jout.h"
 #include "gstate_journal.h"
 #include "gtable.h"
 #include "hmac.h"
@@ -189,7 +191,8 @@ put_target(struct statefile_out *o, const struct gtable *t,
 	}
 }
 
-static void
+/* Returns 0 or -ENOMEM. */
+static int
 put_record(struct statefile_out *o, const struct gtable *t,
     const struct outbox *ob)
 {
@@ -201,7 +204,7 @@ put_record(struct statefile_out *o, const struct gtable *t,
 	(void)wbuf_put_varint(w, t->ntargets);
 	for (i = 0; i < t->ntargets; i++)
 		put_target(o, t, t->targets[i]);
-	obstate_put(o, ob);
+	return gstate_jout_put(o, t, ob);
 }
 
 /* All n bytes at off, or -errno. */
@@ -240,7 +243,12 @@ write_body(struct gstate_journal *j, const struct gtable *t,
 	rc = statefile_append(j->fd, &o, err);
 	if (rc < 0)
 		return rc;
-	put_record(o, t, ob);
+	/* Without memory the record is left unfinished, its header
+	 * pending: the caller compacts. */
+	if (put_record(o, t, ob) < 0) {
+		(void)statefile_append_end(o, sum, err);
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	}
 	rc = statefile_append_end(o, sum, err);
 	if (rc < 0)
 		return rc;

@@ -266,7 +266,9 @@ START_TEST(replay_equals_snapshot)
 		}
 		records++;
 		appended++;
-		ck_assert_uint_lt(s.j.written, file_size(s.base) / 2);
+		/* A sweep that missed an export writes every export. */
+		if (s.skip < 0)
+			ck_assert_uint_lt(s.j.written, file_size(s.base) / 2);
 	}
 	ck_assert_uint_ge(appended, 6);
 	ck_assert_uint_gt(records, 0);
