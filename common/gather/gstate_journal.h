@@ -9,7 +9,7 @@
  *  - the journal, gatherer.journal: a header naming the base it follows
  *    (by the base's SHA-256), then one record per sweep, appended and
  *    fdatasync()ed: the exports that changed, the targets, and the whole
- *    outbox.  An export read idle (only its snapshot time moved) is not
+ *    outbox (its clients by number: gstate_jout.h).  An export read idle (only its snapshot time moved) is not
  *    written: its target's record carries the earliest snapshot time read
  *    among its idle exports, which replaces theirs at a replay.
  *
