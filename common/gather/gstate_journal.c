@@ -124,6 +124,7 @@ journal_start(struct gstate_journal *j, struct lh_err *err)
 	j->ino = (uint64_t)sb.st_ino;
 	j->fd = fd;
 	j->len = GSTATE_JSTART;
+	j->records = 0;
 	return 0;
 }
 
@@ -300,6 +301,7 @@ journal_append(struct gstate_journal *j, struct gtable *t,
 		return lh_err_set(err, 0, rc, "cannot write: %s",
 		    strerror(-rc));
 	j->len += GSTATE_JREC_HEAD + len + SHA256_LEN;
+	j->records++;
 	j->written = GSTATE_JREC_HEAD + len + SHA256_LEN;
 	gtable_journaled(t);
 	return 0;
@@ -324,9 +326,11 @@ gstate_journal_save(struct gstate_journal *j, uint64_t scope, struct gtable *t,
 	j->written = 0;
 	/* Past the base's size a new base costs no more than the records
 	 * since the last one did: bytes written stay within twice what
-	 * changed. */
+	 * changed.  Past GSTATE_JRECORDS_MAX records, a replay's time is
+	 * bounded too. */
 	if (compact || j->fd < 0 || scope != j->scope || gtable_forgot(t) ||
-	    j->len > j->base_len || !journal_in_place(j))
+	    j->len > j->base_len || j->records >= GSTATE_JRECORDS_MAX ||
+	    !journal_in_place(j))
 		return journal_compact(j, scope, t, ob, err);
 	if (journal_append(j, t, ob, err) == 0)
 		return 0;

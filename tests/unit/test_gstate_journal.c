@@ -529,6 +529,14 @@ START_TEST(compaction)
 	ck_assert(s.j.compacted);
 	sim_sweep(&s);
 	ck_assert(!s.j.compacted);
+	/* As many records as a replay may have to walk. */
+	ck_assert_uint_eq(s.j.records, 1);
+	s.j.records = GSTATE_JRECORDS_MAX;
+	sim_sweep(&s);
+	ck_assert(s.j.compacted);
+	ck_assert_uint_eq(s.j.records, 0);
+	sim_sweep(&s);
+	ck_assert(!s.j.compacted);
 	(void)snprintf(moved, sizeof(moved), "%s/moved", s.dir);
 	ck_assert_int_eq(rename(s.jpath, moved), 0);
 	sim_sweep(&s);
