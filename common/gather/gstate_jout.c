@@ -123,10 +123,11 @@ struct jput {
 	uint64_t run_more; /* records after its first */
 };
 
-/* flags, the client (by number, or by name: b and r), the span. */
+/* flags, the client (by number, or by name: fs and nid, NULL when by
+ * number), the span. */
 static void
 put_key_span(struct jput *p, uint8_t flags, uint32_t num, uint64_t span,
-    const struct outbox_batch *b, const struct outbox_rec *r)
+    const char *fs, const char *nid)
 {
 	if (num != HINDEX_NONE && (int64_t)num != p->prev + 1)
 		flags |= F_NUMBER;
@@ -135,9 +136,9 @@ put_key_span(struct jput *p, uint8_t flags, uint32_t num, uint64_t span,
 	(void)wbuf_put_u8(p->w, flags);
 	if ((flags & F_KEY) == F_NUMBER)
 		(void)wbuf_put_zigzag(p->w, (int64_t)num - (p->prev + 1));
-	if ((flags & F_KEY) == F_NAME) {
-		(void)wbuf_put_str8(p->w, outbox_rec_fs(b, r));
-		(void)wbuf_put_str8(p->w, outbox_rec_nid(b, r));
+	if (fs != NULL && nid != NULL) {
+		(void)wbuf_put_str8(p->w, fs);
+		(void)wbuf_put_str8(p->w, nid);
 	}
 	if ((flags & F_SPAN) != 0)
 		(void)wbuf_put_zigzag(p->w, (int64_t)(span - p->span));
@@ -175,7 +176,9 @@ put_full(struct jput *p, const struct outbox_batch *b,
 	}
 	flags |= (dm != 0 ? F_DELTAS : 0) | (cm != 0 ? F_CSPANS : 0) |
 	    (r->ops != OUTBOX_NO_OPS ? F_OPS : 0);
-	put_key_span(p, flags, num, r->span_us, b, r);
+	put_key_span(p, flags, num, r->span_us,
+	    num == HINDEX_NONE ? outbox_rec_fs(b, r) : NULL,
+	    num == HINDEX_NONE ? outbox_rec_nid(b, r) : NULL);
 	if (dm != 0)
 		(void)wbuf_put_u8(p->w, dm);
 	for (c = 0; c < IOCOUNT_N; c++)
