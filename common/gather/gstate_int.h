@@ -30,7 +30,8 @@ struct wbuf;
  *    GSTATE_JREC_PENDING twice.
  */
 #define GSTATE_JMAGIC       "LHGJ"
-#define GSTATE_JVERSION     1
+#define GSTATE_JVERSION     2 /* the outbox as gstate_jout.h writes it */
+#define GSTATE_JVERSION1    1 /* the outbox as obstate.h writes it */
 #define GSTATE_JHEAD        (4 + 4 + 32)
 #define GSTATE_JSTART       (GSTATE_JHEAD + 32)
 #define GSTATE_JREC_HEAD    8

@@ -19,6 +19,7 @@
 #include "err.h"
 #include "gstate.h"
 #include "gstate_int.h"
+#include "gstate_jout.h"
 #include "gstate_journal.h"
 #include "gtable.h"
 #include "hmac.h"
@@ -290,8 +291,8 @@ apply_target(struct statefile_src *src, struct gtable *t, struct lh_err *err)
 
 /* One record's body; last: its outbox is the one restored. */
 static int
-apply_record(struct statefile_src *src, bool last, struct gtable *t,
-    struct outbox *ob, struct lh_err *err)
+apply_record(struct statefile_src *src, uint32_t version, bool last,
+    struct gtable *t, struct outbox *ob, struct lh_err *err)
 {
 	uint64_t last_sweep, last_batch, ntargets, i;
 	int rc;
@@ -314,7 +315,9 @@ apply_record(struct statefile_src *src, bool last, struct gtable *t,
 	if (last) {
 		outbox_free(ob);
 		outbox_init(ob, last_batch);
-		rc = obstate_get(src, true, ob, err);
+		rc = version == GSTATE_JVERSION1 ?
+		    obstate_get(src, true, ob, err) :
+		    gstate_jout_get(src, t, ob, err);
 		if (rc < 0)
 			return rc;
 		if (statefile_src_left(src) != 0)
@@ -326,8 +329,8 @@ apply_record(struct statefile_src *src, bool last, struct gtable *t,
 
 /* The second pass: the first n records, in order. */
 static int
-replay(const struct jsrc *s, size_t n, struct gtable *t, struct outbox *ob,
-    struct lh_err *err)
+replay(const struct jsrc *s, uint32_t version, size_t n, struct gtable *t,
+    struct outbox *ob, struct lh_err *err)
 {
 	uint8_t head[GSTATE_JREC_HEAD];
 	uint64_t off = GSTATE_JSTART;
@@ -358,7 +361,7 @@ replay(const struct jsrc *s, size_t n, struct gtable *t, struct outbox *ob,
 			src.r = statefile_in_rbuf(in);
 		}
 		src.in = in;
-		rc = apply_record(&src, k + 1 == n, t, ob, err);
+		rc = apply_record(&src, version, k + 1 == n, t, ob, err);
 		statefile_in_close(in);
 		if (rc < 0)
 			return rc;
@@ -374,6 +377,7 @@ journal_replay(const struct jsrc *s, const uint8_t base_sum[SHA256_LEN],
     struct lh_err *err)
 {
 	uint8_t head[GSTATE_JSTART], sum[SHA256_LEN];
+	uint32_t version;
 	size_t n = 0;
 	int rc;
 
@@ -388,10 +392,13 @@ journal_replay(const struct jsrc *s, const uint8_t base_sum[SHA256_LEN],
 	if (memcmp(head, GSTATE_JMAGIC, 4) != 0 ||
 	    !hmac_equal(sum, head + GSTATE_JHEAD, SHA256_LEN))
 		return BAD(err, "header");
-	if (wire_be32(head + 4) != GSTATE_JVERSION)
+	/* Version 1 (the outbox as the base writes it) is still read: an
+	 * upgrade keeps the deltas not yet acknowledged. */
+	version = wire_be32(head + 4);
+	if (version != GSTATE_JVERSION && version != GSTATE_JVERSION1)
 		return lh_err_set(err, 0, -EBADMSG,
-		    "journal of format %u, this version reads %d",
-		    wire_be32(head + 4), GSTATE_JVERSION);
+		    "journal of format %u, this version reads %d to %d",
+		    version, GSTATE_JVERSION1, GSTATE_JVERSION);
 	if (!hmac_equal(head + 8, base_sum, SHA256_LEN)) {
 		/* Left behind by a compaction that put a newer base in
 		 * place: that base holds all it held. */
@@ -400,7 +407,7 @@ journal_replay(const struct jsrc *s, const uint8_t base_sum[SHA256_LEN],
 	}
 	rc = scan(s, &n, info, err);
 	if (rc == 0)
-		rc = replay(s, n, t, ob, err);
+		rc = replay(s, version, n, t, ob, err);
 	if (rc == 0)
 		info->records = n;
 	return rc;

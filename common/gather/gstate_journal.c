@@ -8,7 +8,8 @@
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
  *     its number of exports, u8 partial, idle snapshot (ns), then the
  *     exports written: count, then each as in the base (gstate.c)
- *   the outbox (obstate.h), to the end of the body
+ *   the outbox (gstate_jout.h; a journal of version 1: obstate.h), to the
+ *   end of the body
  *
  * A partial target wrote only its changed exports: each of the others was
  * read idle this sweep, and a replay gives it the idle snapshot, the
@@ -28,6 +29,7 @@
 #include "err.h"
 #include "gstate.h"
 #include "gstate_int.h"
+#include "gstate_jout.h"
 #include "gstate_journal.h"
 #include "gtable.h"
 #include "hmac.h"
@@ -122,6 +124,7 @@ journal_start(struct gstate_journal *j, struct lh_err *err)
 	j->ino = (uint64_t)sb.st_ino;
 	j->fd = fd;
 	j->len = GSTATE_JSTART;
+	j->records = 0;
 	return 0;
 }
 
@@ -189,7 +192,8 @@ put_target(struct statefile_out *o, const struct gtable *t,
 	}
 }
 
-static void
+/* Returns 0 or -ENOMEM. */
+static int
 put_record(struct statefile_out *o, const struct gtable *t,
     const struct outbox *ob)
 {
@@ -201,7 +205,7 @@ put_record(struct statefile_out *o, const struct gtable *t,
 	(void)wbuf_put_varint(w, t->ntargets);
 	for (i = 0; i < t->ntargets; i++)
 		put_target(o, t, t->targets[i]);
-	obstate_put(o, ob);
+	return gstate_jout_put(o, t, ob);
 }
 
 /* All n bytes at off, or -errno. */
@@ -240,7 +244,12 @@ write_body(struct gstate_journal *j, const struct gtable *t,
 	rc = statefile_append(j->fd, &o, err);
 	if (rc < 0)
 		return rc;
-	put_record(o, t, ob);
+	/* Without memory the record is left unfinished, its header
+	 * pending: the caller compacts. */
+	if (put_record(o, t, ob) < 0) {
+		(void)statefile_append_end(o, sum, err);
+		return lh_err_set(err, 0, -ENOMEM, "out of memory");
+	}
 	rc = statefile_append_end(o, sum, err);
 	if (rc < 0)
 		return rc;
@@ -292,6 +301,7 @@ journal_append(struct gstate_journal *j, struct gtable *t,
 		return lh_err_set(err, 0, rc, "cannot write: %s",
 		    strerror(-rc));
 	j->len += GSTATE_JREC_HEAD + len + SHA256_LEN;
+	j->records++;
 	j->written = GSTATE_JREC_HEAD + len + SHA256_LEN;
 	gtable_journaled(t);
 	return 0;
@@ -316,9 +326,11 @@ gstate_journal_save(struct gstate_journal *j, uint64_t scope, struct gtable *t,
 	j->written = 0;
 	/* Past the base's size a new base costs no more than the records
 	 * since the last one did: bytes written stay within twice what
-	 * changed. */
+	 * changed.  Past GSTATE_JRECORDS_MAX records, a replay's time is
+	 * bounded too. */
 	if (compact || j->fd < 0 || scope != j->scope || gtable_forgot(t) ||
-	    j->len > j->base_len || !journal_in_place(j))
+	    j->len > j->base_len || j->records >= GSTATE_JRECORDS_MAX ||
+	    !journal_in_place(j))
 		return journal_compact(j, scope, t, ob, err);
 	if (journal_append(j, t, ob, err) == 0)
 		return 0;

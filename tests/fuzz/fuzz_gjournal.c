@@ -3,7 +3,8 @@
  * libFuzzer target: the gatherer's state journal (gstate_journal.h).  The
  * input is a list of record bodies (each a be16 length and that many
  * bytes; the first byte's low bit cuts the last record short by the
- * second byte, as a torn end would); the journal's header, each record's
+ * second byte, as a torn end would; its second bit makes the journal one
+ * of version 1); the journal's header, each record's
  * length and SHA-256 are written here, or no mutation would ever get past
  * them: what is fuzzed is the replay behind the checksums.  The same
  * journal written to a file after an empty base and loaded through
@@ -89,7 +90,10 @@ build(const uint8_t *data, size_t size, struct wbuf *w)
 
 	memcpy(head, GSTATE_JMAGIC, 4);
 	head[4] = head[5] = head[6] = 0;
-	head[7] = GSTATE_JVERSION;
+	/* The first byte's second bit: a journal of version 1, whose
+	 * outbox is in the base's form. */
+	head[7] = size >= 1 && (data[0] & 2) != 0 ? GSTATE_JVERSION1 :
+	                                            GSTATE_JVERSION;
 	memcpy(head + 8, base_sum, SHA256_LEN);
 	if (sha256(head, sizeof(head), sum) < 0)
 		abort();

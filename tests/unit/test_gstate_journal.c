@@ -266,7 +266,9 @@ START_TEST(replay_equals_snapshot)
 		}
 		records++;
 		appended++;
-		ck_assert_uint_lt(s.j.written, file_size(s.base) / 2);
+		/* A sweep that missed an export writes every export. */
+		if (s.skip < 0)
+			ck_assert_uint_lt(s.j.written, file_size(s.base) / 2);
 	}
 	ck_assert_uint_ge(appended, 6);
 	ck_assert_uint_gt(records, 0);
@@ -525,6 +527,14 @@ START_TEST(compaction)
 	s.nexp--; /* an export no longer listed */
 	sim_sweep(&s);
 	ck_assert(s.j.compacted);
+	sim_sweep(&s);
+	ck_assert(!s.j.compacted);
+	/* As many records as a replay may have to walk. */
+	ck_assert_uint_eq(s.j.records, 1);
+	s.j.records = GSTATE_JRECORDS_MAX;
+	sim_sweep(&s);
+	ck_assert(s.j.compacted);
+	ck_assert_uint_eq(s.j.records, 0);
 	sim_sweep(&s);
 	ck_assert(!s.j.compacted);
 	(void)snprintf(moved, sizeof(moved), "%s/moved", s.dir);
