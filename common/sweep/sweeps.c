@@ -430,6 +430,7 @@ sweeps_add(struct sweeps *s, const char *sender, uint64_t sweep_id,
 	b->sender = sidx;
 	b->payload = copy;
 	b->n = n;
+	b->late = verdict == SWEEPS_LATE;
 	batch_counted(w, p, h.batch, peer, seq, verdict);
 	if (hdr != NULL)
 		hdr->nops_dropped = h.nops_dropped;

@@ -70,6 +70,7 @@ struct sw_batch {
 	uint32_t sender; /* index into sweeps.senders */
 	uint8_t *payload;
 	size_t n;
+	bool late; /* for a sweep closed already: not a report of this one */
 };
 
 struct sw_sweep {

@@ -256,6 +256,46 @@ START_TEST(late_batch_folded)
 }
 END_TEST
 
+/* A late batch does not complete the sweep it is folded into: that
+ * sweep waits for the sender's own batch of it (or the deadline).  Closed
+ * at its boundary instead, a sole sender back from an outage stayed one
+ * sweep behind for good (it_relay, LH_RELAY_SEED=30348). */
+START_TEST(late_batch_not_a_report)
+{
+	struct sweeps *s = new_sweeps(T0 + 1);
+	struct sweeps_report rep;
+	const struct rec a[] = {{"10.1.0.1@o2ib", 2000000, 0, 20000000, 0}};
+	uint64_t w = T0 + 2 * IVL;
+
+	ck_assert_int_eq(add(s, "relay1", T0, 1, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert_int_eq(sweeps_close(s, (T0 + 1) * S, NULL, NULL, NULL, &rep),
+	    0);
+	/* Its batch for T0 + IVL only after that sweep closed. */
+	ck_assert_int_eq(sweeps_close(s, (T0 + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_int_eq(add(s, "relay1", T0 + IVL, 2, a, 1, 0), SWEEPS_LATE);
+	ck_assert(!sweeps_ready(s, w * S));
+	ck_assert_uint_eq(sweeps_next_ns(s), (w + 5) * S);
+	/* Its own batch of the sweep: combined with the late one, and the
+	 * sweep is complete. */
+	ck_assert_int_eq(add(s, "relay1", w, 3, a, 1, 0), SWEEPS_ON_TIME);
+	ck_assert(sweeps_ready(s, w * S));
+	ck_assert_int_eq(sweeps_close(s, w * S, NULL, NULL, NULL, &rep), 0);
+	ck_assert(!rep.by_deadline);
+	ck_assert_uint_eq(rep.nlate, 1);
+	ck_assert_uint_eq(rep.nacks, 2);
+	/* Only the late one: closed at the deadline. */
+	ck_assert_int_eq(sweeps_close(s, (w + IVL + 5) * S, NULL, NULL, NULL,
+	                     &rep),
+	    0);
+	ck_assert_int_eq(add(s, "relay1", w + IVL, 4, a, 1, 0), SWEEPS_LATE);
+	ck_assert(!sweeps_ready(s, (w + 2 * IVL) * S));
+	ck_assert(sweeps_ready(s, (w + 2 * IVL + 5) * S));
+	sweeps_free(s);
+}
+END_TEST
+
 /* A batch ahead waits in its own sweep. */
 START_TEST(ahead)
 {
@@ -1021,6 +1061,7 @@ main(void)
 	tcase_add_test(tc, clients_by_binary_key);
 	tcase_add_test(tc, decode_then_add);
 	tcase_add_test(tc, groups_pruned);
+	tcase_add_test(tc, late_batch_not_a_report);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(su, tc);
 	return tu_run(su);
