@@ -15,6 +15,8 @@
 
 #include <check.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +28,7 @@
 #include "err.h"
 #include "gapi.h"
 #include "sink.h"
+#include "sink_fmt.h"
 #include "testutil.h"
 
 #define PKT_MAX 2048
@@ -205,6 +208,89 @@ compare(int fd, struct gsink *s, struct ref *r, unsigned i, int k)
 		same(&want[j], &got[j], j + 1 < n ? "metadata" : "value");
 }
 
+/* The text the sink sent before it formatted values by hand: snprintf. */
+static void
+ref_text(char *buf, size_t size, double v)
+{
+	if (fabs(v) < 0.005)
+		(void)snprintf(buf, size, "0.00");
+	else if (fabs(v) < 1e15)
+		(void)snprintf(buf, size, "%.2f", v);
+	else
+		(void)snprintf(buf, size, "%.6e", v);
+}
+
+/* Values where rounding to cents is close or the form changes. */
+static const double edges[] = {0.0, -0.0, 0.005, -0.005, 0.004999999,
+    0.0050000001, 0.015, 0.125, 0.375, -0.625, 1.005, 2.675, 1.115, 100.445,
+    0.995, 9.995, 99.995, 1e13, 9999999999999.99, 9999999999999.995,
+    1e13 + 0.005, 2.5e13, 1e14 + 0.125, 999999999999999.9, 1e15, -1e15, 3e15,
+    1e300, -1e-300, DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, 9007199254740993.0,
+    4503599627370495.5, 1125899906842623.5, 123456789.125};
+
+static uint64_t
+next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A value of one of the kinds a rate can be, and around each rounding
+ * edge: any double from 2^-20 to 2^60, cents, a cent and a half (the
+ * double nearest, and its neighbours), exact ties (m/8), integers. */
+static double
+some_value(uint64_t *x)
+{
+	uint64_t r = next_rand(x), k = r >> 24;
+	double v, sign = (r & 1) != 0 ? -1.0 : 1.0;
+
+	switch ((r >> 1) % 6) {
+	case 0:
+		v = ldexp(1.0 + (double)(k & 0xfffffffffULL) / 68719476736.0,
+		    (int)((r >> 4) % 81) - 20);
+		break;
+	case 1:
+		v = (double)(k % 1000000000000000ULL) / 100.0;
+		break;
+	case 2:
+		v = (double)(2 * (k % 100000000000ULL) + 1) / 200.0;
+		v = nextafter(v, (r & 2) != 0 ? 0.0 : DBL_MAX);
+		break;
+	case 3:
+		v = (double)(2 * (k % 10000000ULL) + 1) / 200.0;
+		break;
+	case 4:
+		v = (double)(k % 1000000000000ULL) / 8.0;
+		break;
+	default:
+		v = (double)(k % 100000000ULL);
+		break;
+	}
+	return sign * v;
+}
+
+/* The text written by hand is printf's for every value tried: the edges,
+ * then 1,000,000 values of every kind. */
+START_TEST(value_text_is_printfs)
+{
+	char got[SINKFMT_MAX], want[64];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i, n;
+	double v;
+
+	for (i = 0; i < 1000000 + sizeof(edges) / sizeof(edges[0]); i++) {
+		v = i < sizeof(edges) / sizeof(edges[0]) ? edges[i] :
+		                                           some_value(&x);
+		n = sinkfmt_value(got, v);
+		ref_text(want, sizeof(want), v);
+		ck_assert_msg(strcmp(got, want) == 0 && n == strlen(want),
+		    "%.17g: \"%s\", printf \"%s\"", v, got, want);
+	}
+}
+END_TEST
+
 /* Three values of one (host, metric): metadata with the first two
  * (gcache.h), then the value alone. */
 START_TEST(packets_are_libganglias)
@@ -223,6 +309,48 @@ START_TEST(packets_are_libganglias)
 	ck_assert_uint_eq(st.values, 3);
 	ck_assert_uint_eq(st.metadata, 2);
 	ck_assert_uint_eq(st.send_errors, 0);
+	gsink_close(s);
+	r.api.pool_destroy(r.pool);
+	(void)unlink(conf);
+	(void)close(fd);
+}
+END_TEST
+
+/* Many values of one (host, metric) through the sink and through
+ * libganglia, with the text printf gave them: every packet the same. */
+START_TEST(many_values_are_libganglias)
+{
+	unsigned port;
+	int fd = udp_listen(&port), k, j, n;
+	const char *conf = conf_for(&port, 1);
+	struct gsink *s = sink_open(conf, "lustre");
+	uint64_t x = 12345;
+	struct pkt got[2], want[2];
+	char text[64];
+	struct ref r;
+	double v;
+
+	ref_open(&r, conf);
+	for (k = 0; k < 400; k++) {
+		n = k < 2 ? 2 : 1; /* metadata with the first two */
+		v = k < (int)(sizeof(edges) / sizeof(edges[0])) ?
+		    edges[k] :
+		    some_value(&x);
+		ck_assert_int_eq(gsink_put(s, "10.20.0.9", "n9", "fs_ops",
+		                     "ops/sec", v, 1000 + (uint64_t)k),
+		    0);
+		ck_assert_uint_eq(gsink_flush(s, 2000 + (uint64_t)k), 0);
+		for (j = 0; j < n; j++)
+			recv_pkt(fd, &got[j]);
+		ref_text(text, sizeof(text), v);
+		ref_send(&r, "10.20.0.9:n9", "fs_ops", "ops/sec", text,
+		    "lustre", n == 2);
+		for (j = 0; j < n; j++)
+			recv_pkt(fd, &want[j]);
+		for (j = 0; j < n; j++)
+			same(&want[j], &got[j], text);
+	}
+	no_more(fd);
 	gsink_close(s);
 	r.api.pool_destroy(r.pool);
 	(void)unlink(conf);
@@ -330,6 +458,8 @@ main(void)
 
 	tcase_add_loop_test(tc, packets_are_libganglias, 0,
 	    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, value_text_is_printfs);
+	tcase_add_test(tc, many_values_are_libganglias);
 	tcase_add_test(tc, every_channel_every_packet);
 	tcase_add_test(tc, channels_among_many_sockets);
 	suite_add_tcase(s, tc);
