@@ -29,10 +29,13 @@
 #include "sink.h"
 #include "sink_chan.h"
 #include "sink_conf.h"
+#include "sink_gso.h"
 #include "sink_xdr.h"
 
 #define GSINK_CHANNELS_MAX 256
 #define GSINK_NS           1000000000ULL
+
+_Static_assert(GSINK_BATCH <= SINKGSO_MAX, "a batch is grouped whole");
 
 /* The packets of one sendmmsg(), and which entry each belongs to. */
 struct gsink_batch {
@@ -40,7 +43,9 @@ struct gsink_batch {
 	struct iovec iov[GSINK_BATCH];
 	struct mmsghdr msg[GSINK_BATCH];
 	bool failed[GSINK_BATCH];
-	bool due[GSINK_BATCH]; /* per entry: its metadata was due */
+	uint8_t cls[GSINK_BATCH]; /* per packet: 0 metadata, 1 value */
+	struct sinkgso gso;       /* the packets grouped by length */
+	bool due[GSINK_BATCH];    /* per entry: its metadata was due */
 	/* per entry: its metadata packet and its value packet, -1 = none
 	 * (metadata not due, or a packet that did not encode) */
 	int meta[GSINK_BATCH], value[GSINK_BATCH];
@@ -295,11 +300,13 @@ fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
 		if (meta && e->pkt != NULL) {
 			b->iov[p].iov_base = e->pkt;
 			b->iov[p].iov_len = e->pkt_meta_len;
+			b->cls[p] = 0;
 			b->meta[n] = (int)p++;
 		}
 		if ((len = sinkxdr_value(e, b->buf[p])) > 0) {
 			b->iov[p].iov_base = b->buf[p];
 			b->iov[p].iov_len = len;
+			b->cls[p] = 1;
 			b->value[n] = (int)p++;
 		}
 		n++;
@@ -367,8 +374,12 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 		unsigned errs;
 
 		memset(b->failed, 0, sizeof(b->failed));
-		errs =
-		    p > 0 ? sinkchan_send(&s->chans, b->msg, p, b->failed) : 0;
+		if (p > 0 && !s->chans.no_gso)
+			sinkgso_group(&b->gso, b->iov, b->cls, p);
+		errs = p > 0 ?
+		    sinkchan_send(&s->chans, b->msg, p,
+		        s->chans.no_gso ? NULL : &b->gso, b->failed) :
+		    0;
 		settle_batch(s, n, now_ns);
 		if (s->o.pace > 0)
 			s->tokens -= (double)p;

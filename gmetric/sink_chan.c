@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "sink_chan.h"
+#include "sink_gso.h"
 
 static int
 cmp_int(const void *a, const void *b)
@@ -138,14 +139,64 @@ send_one(int fd, struct mmsghdr *msgs, size_t n, bool *failed)
 	return errors;
 }
 
+/* An error that says the socket or its device cannot do UDP GSO (no
+ * checksum offload, a kernel before 4.18), not that gmond is gone. */
+static bool
+gso_refused(int err)
+{
+	return err == EIO || err == EINVAL || err == ENOPROTOOPT ||
+	    err == EOPNOTSUPP;
+}
+
+/* gso's groups (n packets) to one socket.  A failed group's packets are
+ * all marked; if GSO itself was refused, that group's packets and the
+ * rest go one by one. */
+static unsigned
+send_groups(struct sinkchan *ch, int fd, struct sinkgso *gso, size_t n,
+    struct mmsghdr *msgs, bool *failed)
+{
+	size_t k = 0, i, cnt;
+	unsigned errors = 0;
+
+	while (k < gso->ngroups) {
+		int rc =
+		    sendmmsg(fd, gso->msg + k, (unsigned)(gso->ngroups - k), 0);
+
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc > 0) {
+			k += (size_t)rc;
+			continue;
+		}
+		cnt = sinkgso_count(gso, k);
+		if (cnt > 1 && gso_refused(errno)) {
+			ch->no_gso = true;
+			for (i = gso->first[k]; i < n; i++)
+				errors += send_one(fd, &msgs[gso->pkt[i]], 1,
+				    &failed[gso->pkt[i]]);
+			break;
+		}
+		for (i = 0; i < cnt; i++)
+			failed[gso->pkt[gso->first[k] + i]] = true;
+		errors += (unsigned)cnt;
+		k++;
+	}
+	return errors;
+}
+
 unsigned
-sinkchan_send(const struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
-    bool *failed)
+sinkchan_send(struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
+    struct sinkgso *gso, bool *failed)
 {
 	unsigned errors = 0;
 	size_t c;
 
-	for (c = 0; c < ch->n; c++)
-		errors += send_one(ch->fd[c], msgs, n, failed);
+	for (c = 0; c < ch->n; c++) {
+		if (gso != NULL && !ch->no_gso)
+			errors +=
+			    send_groups(ch, ch->fd[c], gso, n, msgs, failed);
+		else
+			errors += send_one(ch->fd[c], msgs, n, failed);
+	}
 	return errors;
 }
