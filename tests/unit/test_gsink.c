@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <arpa/inet.h>
 
 #include <check.h>
@@ -29,6 +30,7 @@
 #include "gapi.h"
 #include "sink.h"
 #include "sink_fmt.h"
+#include "sink_gso.h"
 #include "testutil.h"
 
 #define PKT_MAX 2048
@@ -358,6 +360,69 @@ START_TEST(many_values_are_libganglias)
 }
 END_TEST
 
+/* The segment size of group k, or 0 when it has no control message. */
+static unsigned
+seg_of(struct sinkgso *g, size_t k)
+{
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&g->msg[k].msg_hdr);
+	uint16_t seg;
+
+	if (cm == NULL)
+		return 0;
+	ck_assert_int_eq(cm->cmsg_level, IPPROTO_UDP);
+	ck_assert_int_eq(cm->cmsg_type, UDP_SEGMENT);
+	memcpy(&seg, CMSG_DATA(cm), sizeof(seg));
+	return seg;
+}
+
+/* Grouping for GSO: by class (metadata first) and length, each group's
+ * packets in their order, a lone packet without a segment size, and no
+ * group over SINKGSO_BYTES_MAX. */
+START_TEST(gso_groups)
+{
+	static char bytes[SINKGSO_MAX][1200];
+	static const size_t len[] = {200, 80, 84, 200, 80, 212, 84, 80};
+	static const uint8_t cls[] = {0, 1, 1, 0, 1, 0, 1, 1};
+	struct iovec iov[SINKGSO_MAX];
+	uint8_t c[SINKGSO_MAX];
+	struct sinkgso g;
+	size_t i;
+
+	for (i = 0; i < 8; i++) {
+		iov[i].iov_base = bytes[i];
+		iov[i].iov_len = len[i];
+	}
+	sinkgso_group(&g, iov, cls, 8);
+	ck_assert_uint_eq(g.ngroups, 4);
+	/* metadata of 200 (packets 0, 3), of 212 (5); values of 80 (1, 4,
+	 * 7), of 84 (2, 6) */
+	ck_assert_uint_eq(seg_of(&g, 0), 200);
+	ck_assert_uint_eq(seg_of(&g, 1), 0);
+	ck_assert_uint_eq(seg_of(&g, 2), 80);
+	ck_assert_uint_eq(seg_of(&g, 3), 84);
+	ck_assert_uint_eq(sinkgso_count(&g, 2), 3);
+	{
+		static const uint8_t want[] = {0, 3, 5, 1, 4, 7, 2, 6};
+
+		for (i = 0; i < 8; i++) {
+			ck_assert_uint_eq(g.pkt[i], want[i]);
+			ck_assert_ptr_eq(g.iov[i].iov_base, bytes[want[i]]);
+		}
+	}
+	/* 64 packets of 1,200 bytes: 50 fit in one group, then 14. */
+	for (i = 0; i < SINKGSO_MAX; i++) {
+		iov[i].iov_base = bytes[i];
+		iov[i].iov_len = 1200;
+		c[i] = 1;
+	}
+	sinkgso_group(&g, iov, c, SINKGSO_MAX);
+	ck_assert_uint_eq(g.ngroups, 2);
+	ck_assert_uint_eq(sinkgso_count(&g, 0), SINKGSO_BYTES_MAX / 1200);
+	ck_assert_uint_eq(sinkgso_count(&g, 1),
+	    SINKGSO_MAX - SINKGSO_BYTES_MAX / 1200);
+}
+END_TEST
+
 /* Every channel gets every packet, in order: 3 channels, 100 values (a
  * batch is 64 packets) of which the first carry metadata. */
 START_TEST(every_channel_every_packet)
@@ -459,6 +524,7 @@ main(void)
 
 	tcase_add_loop_test(tc, packets_are_libganglias, 0,
 	    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, gso_groups);
 	tcase_add_test(tc, every_channel_every_packet);
 	tcase_add_test(tc, channels_among_many_sockets);
 	suite_add_tcase(s, tc);
