@@ -374,12 +374,12 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 		unsigned errs;
 
 		memset(b->failed, 0, sizeof(b->failed));
-		if (p > 0 && !s->chans.no_gso)
+		errs = 0;
+		if (p > 0) {
 			sinkgso_group(&b->gso, b->iov, b->cls, p);
-		errs = p > 0 ?
-		    sinkchan_send(&s->chans, b->msg, p,
-		        s->chans.no_gso ? NULL : &b->gso, b->failed) :
-		    0;
+			errs = sinkchan_send(&s->chans, b->msg, p, &b->gso,
+			    b->failed);
+		}
 		settle_batch(s, n, now_ns);
 		if (s->o.pace > 0)
 			s->tokens -= (double)p;

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <netinet/in.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -92,6 +94,26 @@ connected_dgram(int fd)
 	return getpeername(fd, (struct sockaddr *)&ss, &len) == 0;
 }
 
+/* True if fd's peer is a unicast address: GSO is used for those only
+ * (a multicast channel loops its packets back to local listeners, a
+ * path not measured with GSO here). */
+static bool
+unicast_peer(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+		return false;
+	if (ss.ss_family == AF_INET)
+		return !IN_MULTICAST(
+		    ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr));
+	if (ss.ss_family == AF_INET6)
+		return !IN6_IS_ADDR_MULTICAST(
+		    &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	return false;
+}
+
 int
 sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore)
 {
@@ -110,6 +132,7 @@ sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore)
 			rc = -EMFILE;
 			break;
 		}
+		ch->gso[ch->n] = unicast_peer(now[i]);
 		ch->fd[ch->n++] = now[i];
 	}
 	free(now);
@@ -152,11 +175,12 @@ gso_refused(int err)
  * all marked; if GSO itself was refused, that group's packets and the
  * rest go one by one. */
 static unsigned
-send_groups(struct sinkchan *ch, int fd, struct sinkgso *gso, size_t n,
+send_groups(struct sinkchan *ch, size_t c, struct sinkgso *gso, size_t n,
     struct mmsghdr *msgs, bool *failed)
 {
 	size_t k = 0, i, cnt;
 	unsigned errors = 0;
+	int fd = ch->fd[c];
 
 	while (k < gso->ngroups) {
 		int rc =
@@ -170,7 +194,7 @@ send_groups(struct sinkchan *ch, int fd, struct sinkgso *gso, size_t n,
 		}
 		cnt = sinkgso_count(gso, k);
 		if (cnt > 1 && gso_refused(errno)) {
-			ch->no_gso = true;
+			ch->gso[c] = false;
 			for (i = gso->first[k]; i < n; i++)
 				errors += send_one(fd, &msgs[gso->pkt[i]], 1,
 				    &failed[gso->pkt[i]]);
@@ -192,9 +216,8 @@ sinkchan_send(struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
 	size_t c;
 
 	for (c = 0; c < ch->n; c++) {
-		if (gso != NULL && !ch->no_gso)
-			errors +=
-			    send_groups(ch, ch->fd[c], gso, n, msgs, failed);
+		if (gso != NULL && ch->gso[c])
+			errors += send_groups(ch, c, gso, n, msgs, failed);
 		else
 			errors += send_one(ch->fd[c], msgs, n, failed);
 	}

@@ -21,7 +21,9 @@ struct sinkgso;
 struct sinkchan {
 	int fd[SINKCHAN_MAX]; /* borrowed: libganglia's pool owns them */
 	size_t n;
-	bool no_gso; /* a channel refused UDP_SEGMENT: plain sends only */
+	/* per channel: UDP GSO (sink_gso.h) for its batches; false for a
+	 * multicast peer or once its socket refused UDP_SEGMENT */
+	bool gso[SINKCHAN_MAX];
 };
 
 /*
@@ -43,9 +45,9 @@ int sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore);
 
 /*
  * Send msgs[0..n) to every channel, in order, or when gso is not NULL
- * (msgs grouped by sinkgso_group()) and no channel refused UDP GSO yet,
- * the groups of gso, a send each (a channel that refuses GSO gets its
- * packets one by one, and every later batch goes as msgs).  failed[i] is
+ * (msgs grouped by sinkgso_group()), to a channel with GSO the groups of
+ * gso, a send each (a channel that refuses GSO gets its packets one by
+ * one, and every later batch as msgs).  failed[i] is
  * set for a packet some channel refused (gmond down: ECONNREFUSED; in a
  * group, every packet of the group), as libganglia counts them.  Returns
  * how many (packet, channel) sends failed.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* A value as the text gmond gets (see sink_fmt.h). */
+/* A value as the text sent to gmond (see sink_fmt.h). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
