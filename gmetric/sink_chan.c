@@ -100,7 +100,7 @@ connected_dgram(int fd)
 static bool
 unicast_peer(int fd)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = {0};
 	socklen_t len = sizeof(ss);
 
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)

@@ -24,10 +24,11 @@
 static uint64_t
 round_cents(double a)
 {
-	double p = a * 100.0, f = floor(p), err;
+	double p = a * 100.0, f = floor(p);
 
 	if (p - f == 0.5) {
-		err = fma(a, 100.0, -p);
+		double err = fma(a, 100.0, -p);
+
 		if (err > 0)
 			return (uint64_t)f + 1;
 		if (err < 0)
@@ -43,14 +44,15 @@ sinkfmt_value(char *buf, double v)
 	double a = fabs(v);
 	uint64_t cents;
 	size_t n = 0, i;
-	int len;
 
 	if (a < 0.005) {
 		memcpy(buf, "0.00", 5); /* never "-0.00" */
 		return 4;
 	}
 	if (!(a < SINKFMT_FAST_MAX)) {
-		len = snprintf(buf, SINKFMT_MAX, a < 1e15 ? "%.2f" : "%.6e", v);
+		int len =
+		    snprintf(buf, SINKFMT_MAX, a < 1e15 ? "%.2f" : "%.6e", v);
+
 		return len > 0 ? (size_t)len : 0;
 	}
 	cents = round_cents(a);
