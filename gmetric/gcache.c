@@ -31,8 +31,10 @@ gcache_free(struct gcache *c)
 
 	if (c == NULL)
 		return;
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->e[i].key);
+		free(c->e[i].pkt);
+	}
 	free(c->e);
 	free(c->ring);
 	hindex_free(&c->idx);
@@ -124,6 +126,10 @@ make_key(struct gcache_entry *e, const char *spoof, const char *metric,
 	memcpy(k + ls + lm + 2, units, lu + 1);
 	free(e->key);
 	e->key = k;
+	/* The packets carry the key (and the units): built again. */
+	free(e->pkt);
+	e->pkt = NULL;
+	e->pkt_meta_len = e->pkt_prefix_len = 0;
 	e->metric_off = (uint16_t)(ls + 1);
 	e->units_off = (uint16_t)(ls + lm + 2);
 	return 0;
@@ -249,6 +255,28 @@ gcache_put(struct gcache *c, const char *spoof, const char *metric,
 	return 0;
 }
 
+int
+gcache_set_packets(struct gcache_entry *e, const void *meta, size_t mlen,
+    const void *prefix, size_t plen)
+{
+	unsigned char *p;
+
+	if (mlen > UINT16_MAX || plen > UINT16_MAX)
+		return -EMSGSIZE;
+	p = malloc(mlen + plen > 0 ? mlen + plen : 1);
+	if (p == NULL)
+		return -ENOMEM;
+	if (mlen > 0)
+		memcpy(p, meta, mlen);
+	if (plen > 0)
+		memcpy(p + mlen, prefix, plen);
+	free(e->pkt);
+	e->pkt = p;
+	e->pkt_meta_len = (uint16_t)mlen;
+	e->pkt_prefix_len = (uint16_t)plen;
+	return 0;
+}
+
 struct gcache_entry *
 gcache_head(struct gcache *c)
 {
@@ -353,6 +381,7 @@ gcache_expire(struct gcache *c, uint64_t now)
 
 		if (now > e->used_ns && now - e->used_ns > c->o.forget_ns) {
 			free(e->key);
+			free(e->pkt);
 			continue;
 		}
 		if (kept != i)
@@ -366,8 +395,10 @@ gcache_expire(struct gcache *c, uint64_t now)
 	if (hindex_rebuild(&c->idx, c->n, hash_of, c) < 0) {
 		/* Without an index every entry would be added again: drop
 		 * them all (their metadata is simply sent again). */
-		for (i = 0; i < c->n; i++)
+		for (i = 0; i < c->n; i++) {
 			free(c->e[i].key);
+			free(c->e[i].pkt);
+		}
 		gone += c->n;
 		c->n = 0;
 	}

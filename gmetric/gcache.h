@@ -47,6 +47,11 @@ struct gcache_entry {
 	bool queued;  /* in the FIFO */
 	bool echoed;  /* metadata went out once since the entry was (re)born */
 	bool settled; /* ... and a second time, with the next value */
+	/* The entry's packets as the sink built them once (opaque here):
+	 * the metadata packet, then the value packet up to its value
+	 * string; NULL until built, dropped when the key changes. */
+	unsigned char *pkt;
+	uint16_t pkt_meta_len, pkt_prefix_len;
 };
 
 struct gcache_opts {
@@ -68,6 +73,12 @@ struct gcache {
 	uint64_t refused;   /* puts of new entries refused: table full */
 	uint64_t forgotten; /* entries expired */
 };
+
+/* Keep a copy of e's packets (gcache_entry.pkt): meta (mlen bytes), then
+ * the value packet's prefix (plen bytes).  Returns 0, -EMSGSIZE (either
+ * over 65,535 bytes) or -ENOMEM (e keeps none). */
+int gcache_set_packets(struct gcache_entry *e, const void *meta, size_t mlen,
+    const void *prefix, size_t plen);
 
 /* What gcache_pop() is told about the head's metadata. */
 enum gcache_meta {

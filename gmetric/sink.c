@@ -4,13 +4,13 @@
  * points) and sink_conf.c (gmond.conf checked in a child first), the only
  * code that sees libganglia.
  *
- * The call sequence per value is ganglia's own gmetric.c for --spoof
+ * The packets are the bytes of ganglia's own gmetric.c for --spoof
  * (Ganglia_metric_create, Ganglia_metric_set, Ganglia_metadata_add of
  * SPOOF_HOST "ip:host" and GROUP), except that Ganglia_metric_send, which
  * always sends metadata and value, is replaced by Ganglia_metadata_send
- * when metadata is due and Ganglia_value_send for the value.  libganglia
- * takes char * everywhere but only reads (it copies into APR pools): the
- * strings handed to it are the cache's own or local arrays.
+ * when metadata is due and Ganglia_value_send for the value.  They are
+ * encoded by libganglia's XDR functions once per (host, metric) and kept
+ * in the cache; per value only the value's text is written (sink_xdr.c).
  */
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -29,10 +29,13 @@
 #include "sink.h"
 #include "sink_chan.h"
 #include "sink_conf.h"
+#include "sink_gso.h"
 #include "sink_xdr.h"
 
 #define GSINK_CHANNELS_MAX 256
 #define GSINK_NS           1000000000ULL
+
+_Static_assert(GSINK_BATCH <= SINKGSO_MAX, "a batch is grouped whole");
 
 /* The packets of one sendmmsg(), and which entry each belongs to. */
 struct gsink_batch {
@@ -40,7 +43,9 @@ struct gsink_batch {
 	struct iovec iov[GSINK_BATCH];
 	struct mmsghdr msg[GSINK_BATCH];
 	bool failed[GSINK_BATCH];
-	bool due[GSINK_BATCH]; /* per entry: its metadata was due */
+	uint8_t cls[GSINK_BATCH]; /* per packet: 0 metadata, 1 value */
+	struct sinkgso gso;       /* the packets grouped by length */
+	bool due[GSINK_BATCH];    /* per entry: its metadata was due */
 	/* per entry: its metadata packet and its value packet, -1 = none
 	 * (metadata not due, or a packet that did not encode) */
 	int meta[GSINK_BATCH], value[GSINK_BATCH];
@@ -267,10 +272,12 @@ out_free:
 }
 
 /*
- * Encode the entries waiting, from the head, into the batch while the
- * tokens (need) and the batch last; returns how many entries, *ret_pkts
- * their packets.  Nothing is popped yet: what happens to each packet
- * decides what gcache_pop() is told.
+ * Put the entries waiting, from the head, into the batch while the tokens
+ * (need) and the batch last; returns how many entries, *ret_pkts their
+ * packets.  An entry's packets are built once (libganglia's encoders);
+ * then its metadata goes out from the entry itself and its value packet
+ * is the prefix and the value's text.  Nothing is popped yet: what
+ * happens to each packet decides what gcache_pop() is told.
  */
 static size_t
 fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
@@ -288,12 +295,18 @@ fill_batch(struct gsink *s, uint64_t now_ns, size_t *ret_pkts)
 			break;
 		b->meta[n] = b->value[n] = -1;
 		b->due[n] = meta;
-		if (meta && (len = sinkxdr_meta(&s->xdr, e, b->buf[p])) > 0) {
-			b->iov[p].iov_len = len;
+		if (e->pkt == NULL)
+			(void)sinkxdr_build(&s->xdr, e); /* else no packets */
+		if (meta && e->pkt != NULL) {
+			b->iov[p].iov_base = e->pkt;
+			b->iov[p].iov_len = e->pkt_meta_len;
+			b->cls[p] = 0;
 			b->meta[n] = (int)p++;
 		}
-		if ((len = sinkxdr_value(&s->xdr, e, b->buf[p])) > 0) {
+		if ((len = sinkxdr_value(e, b->buf[p])) > 0) {
+			b->iov[p].iov_base = b->buf[p];
 			b->iov[p].iov_len = len;
+			b->cls[p] = 1;
 			b->value[n] = (int)p++;
 		}
 		n++;
@@ -361,8 +374,12 @@ gsink_flush(struct gsink *s, uint64_t now_ns)
 		unsigned errs;
 
 		memset(b->failed, 0, sizeof(b->failed));
-		errs =
-		    p > 0 ? sinkchan_send(&s->chans, b->msg, p, b->failed) : 0;
+		errs = 0;
+		if (p > 0) {
+			sinkgso_group(&b->gso, b->iov, b->cls, p);
+			errs = sinkchan_send(&s->chans, b->msg, p, &b->gso,
+			    b->failed);
+		}
 		settle_batch(s, n, now_ns);
 		if (s->o.pace > 0)
 			s->tokens -= (double)p;

@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <netinet/in.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
 #include "sink_chan.h"
+#include "sink_gso.h"
 
 static int
 cmp_int(const void *a, const void *b)
@@ -91,6 +94,26 @@ connected_dgram(int fd)
 	return getpeername(fd, (struct sockaddr *)&ss, &len) == 0;
 }
 
+/* True if fd's peer is a unicast address: GSO is used for those only
+ * (a multicast channel loops its packets back to local listeners, a
+ * path not measured with GSO here). */
+static bool
+unicast_peer(int fd)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+		return false;
+	if (ss.ss_family == AF_INET)
+		return !IN_MULTICAST(
+		    ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr));
+	if (ss.ss_family == AF_INET6)
+		return !IN6_IS_ADDR_MULTICAST(
+		    &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	return false;
+}
+
 int
 sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore)
 {
@@ -109,6 +132,7 @@ sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore)
 			rc = -EMFILE;
 			break;
 		}
+		ch->gso[ch->n] = unicast_peer(now[i]);
 		ch->fd[ch->n++] = now[i];
 	}
 	free(now);
@@ -138,14 +162,64 @@ send_one(int fd, struct mmsghdr *msgs, size_t n, bool *failed)
 	return errors;
 }
 
+/* An error that says the socket or its device cannot do UDP GSO (no
+ * checksum offload, a kernel before 4.18), not that gmond is gone. */
+static bool
+gso_refused(int err)
+{
+	return err == EIO || err == EINVAL || err == ENOPROTOOPT ||
+	    err == EOPNOTSUPP;
+}
+
+/* gso's groups (n packets) to one socket.  A failed group's packets are
+ * all marked; if GSO itself was refused, that group's packets and the
+ * rest go one by one. */
+static unsigned
+send_groups(struct sinkchan *ch, size_t c, struct sinkgso *gso, size_t n,
+    struct mmsghdr *msgs, bool *failed)
+{
+	size_t k = 0, i, cnt;
+	unsigned errors = 0;
+	int fd = ch->fd[c];
+
+	while (k < gso->ngroups) {
+		int rc =
+		    sendmmsg(fd, gso->msg + k, (unsigned)(gso->ngroups - k), 0);
+
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc > 0) {
+			k += (size_t)rc;
+			continue;
+		}
+		cnt = sinkgso_count(gso, k);
+		if (cnt > 1 && gso_refused(errno)) {
+			ch->gso[c] = false;
+			for (i = gso->first[k]; i < n; i++)
+				errors += send_one(fd, &msgs[gso->pkt[i]], 1,
+				    &failed[gso->pkt[i]]);
+			break;
+		}
+		for (i = 0; i < cnt; i++)
+			failed[gso->pkt[gso->first[k] + i]] = true;
+		errors += (unsigned)cnt;
+		k++;
+	}
+	return errors;
+}
+
 unsigned
-sinkchan_send(const struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
-    bool *failed)
+sinkchan_send(struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
+    struct sinkgso *gso, bool *failed)
 {
 	unsigned errors = 0;
 	size_t c;
 
-	for (c = 0; c < ch->n; c++)
-		errors += send_one(ch->fd[c], msgs, n, failed);
+	for (c = 0; c < ch->n; c++) {
+		if (gso != NULL && ch->gso[c])
+			errors += send_groups(ch, c, gso, n, msgs, failed);
+		else
+			errors += send_one(ch->fd[c], msgs, n, failed);
+	}
 	return errors;
 }

@@ -14,12 +14,16 @@
 #include <stddef.h>
 
 struct mmsghdr;
+struct sinkgso;
 
 #define SINKCHAN_MAX 64 /* channels of one gmond.conf */
 
 struct sinkchan {
 	int fd[SINKCHAN_MAX]; /* borrowed: libganglia's pool owns them */
 	size_t n;
+	/* per channel: UDP GSO (sink_gso.h) for its batches; false for a
+	 * multicast peer or once its socket refused UDP_SEGMENT */
+	bool gso[SINKCHAN_MAX];
 };
 
 /*
@@ -40,11 +44,15 @@ bool sinkchan_in(const int *fds, size_t n, int fd);
 int sinkchan_find(struct sinkchan *ch, const int *before, size_t nbefore);
 
 /*
- * Send msgs[0..n) to every channel, in order.  failed[i] is set for a
- * packet some channel refused (gmond down: ECONNREFUSED), as libganglia
- * counts them.  Returns how many (packet, channel) sends failed.
+ * Send msgs[0..n) to every channel, in order, or when gso is not NULL
+ * (msgs grouped by sinkgso_group()), to a channel with GSO the groups of
+ * gso, a send each (a channel that refuses GSO gets its packets one by
+ * one, and every later batch as msgs).  failed[i] is
+ * set for a packet some channel refused (gmond down: ECONNREFUSED; in a
+ * group, every packet of the group), as libganglia counts them.  Returns
+ * how many (packet, channel) sends failed.
  */
-unsigned sinkchan_send(const struct sinkchan *ch, struct mmsghdr *msgs,
-    size_t n, bool *failed);
+unsigned sinkchan_send(struct sinkchan *ch, struct mmsghdr *msgs, size_t n,
+    struct sinkgso *gso, bool *failed);
 
 #endif

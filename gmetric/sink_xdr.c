@@ -4,18 +4,19 @@
  * but its XDR encoders only read: the strings handed to them are the
  * entry's own or local arrays.
  */
-#include <math.h>
-#include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include <ganglia.h>
 
 #include "gapi.h"
 #include "gcache.h"
+#include "sink_fmt.h"
 #include "sink_xdr.h"
 
 _Static_assert(SINKXDR_MAX == GANGLIA_MAX_MESSAGE_LEN,
     "the packet buffer is libganglia's");
+_Static_assert(SINKXDR_VALUE_MAX >= 4 + SINKFMT_MAX, "room for a value string");
 
 /* Run one of libganglia's encoders over buf; the length, or 0. */
 static size_t
@@ -64,32 +65,53 @@ sinkxdr_meta(const struct sinkxdr *x, struct gcache_entry *e, char *buf)
 	return encode(x, buf, &m, NULL);
 }
 
-/* The value as gmond will show it: two decimals, as the legacy tool. */
-static void
-format_value(char *buf, size_t size, double v)
+/*
+ * e's packets built once by libganglia's encoders: the metadata packet,
+ * and the value packet with an empty value string, whose last 4 bytes are
+ * that string's length (0).  Everything before them is the same for
+ * every value of e: the prefix sinkxdr_value() copies.
+ */
+int
+sinkxdr_build(const struct sinkxdr *x, struct gcache_entry *e)
 {
-	if (fabs(v) < 0.005)
-		(void)snprintf(buf, size, "0.00"); /* never "-0.00" */
-	else if (fabs(v) < 1e15)
-		(void)snprintf(buf, size, "%.2f", v);
-	else
-		(void)snprintf(buf, size, "%.6e", v);
-}
-
-size_t
-sinkxdr_value(const struct sinkxdr *x, struct gcache_entry *e, char *buf)
-{
-	char value[64], fmt[] = "%s";
+	char meta[SINKXDR_MAX], value[SINKXDR_MAX], empty[] = "", fmt[] = "%s";
 	Ganglia_value_msg m;
 	Ganglia_gmetric_string *g = &m.Ganglia_value_msg_u.gstr;
+	size_t mlen, vlen;
 
+	mlen = sinkxdr_meta(x, e, meta);
 	memset(&m, 0, sizeof(m));
-	format_value(value, sizeof(value), e->value);
 	m.id = gmetric_string;
 	g->metric_id.host = e->key;
 	g->metric_id.name = e->key + e->metric_off;
 	g->metric_id.spoof = TRUE;
 	g->fmt = fmt;
-	g->str = value;
-	return encode(x, buf, NULL, &m);
+	g->str = empty;
+	vlen = encode(x, value, NULL, &m);
+	/* Room after the prefix for the longest value text. */
+	if (mlen == 0 || vlen < 4 || vlen + SINKXDR_VALUE_MAX > SINKXDR_MAX ||
+	    memcmp(value + vlen - 4, "\0\0\0\0", 4) != 0)
+		return -EMSGSIZE;
+	return gcache_set_packets(e, meta, mlen, value, vlen - 4);
+}
+
+size_t
+sinkxdr_value(const struct gcache_entry *e, char *buf)
+{
+	size_t plen = e->pkt_prefix_len, n;
+	char *text = buf + plen + 4;
+
+	if (e->pkt == NULL)
+		return 0;
+	memcpy(buf, e->pkt + e->pkt_meta_len, plen);
+	n = sinkfmt_value(text, e->value);
+	/* An XDR string: its length (big-endian), the bytes, zeros up to
+	 * a multiple of 4. */
+	buf[plen] = 0;
+	buf[plen + 1] = 0;
+	buf[plen + 2] = 0;
+	buf[plen + 3] = (char)n;
+	while (n % 4 != 0)
+		text[n++] = '\0';
+	return plen + 4 + n;
 }

@@ -313,6 +313,50 @@ START_TEST(expire_and_forget)
 }
 END_TEST
 
+/* The packets the sink keeps in an entry: a copy, kept while the key
+ * stays, dropped when the units change (they carry them), and freed with
+ * the entry (ASan's leak check) or the table. */
+START_TEST(packets_kept_until_key_changes)
+{
+	static const char meta[] = "META", prefix[] = "prefix";
+	struct gcache c;
+	struct gcache_entry *e;
+
+	setup(&c, 60, 300, 1000);
+	sweep(&c, 3, 10 * S);
+	e = gcache_head(&c);
+	ck_assert_ptr_null(e->pkt);
+	ck_assert_int_eq(gcache_set_packets(e, meta, 4, prefix, 6), 0);
+	ck_assert_uint_eq(e->pkt_meta_len, 4);
+	ck_assert_uint_eq(e->pkt_prefix_len, 6);
+	ck_assert_mem_eq(e->pkt, "METAprefix", 10);
+	ck_assert_int_eq(gcache_set_packets(e, meta, 70000, prefix, 6),
+	    -EMSGSIZE);
+	ck_assert_mem_eq(e->pkt, "METAprefix", 10);
+	(void)drain(&c, 10 * S);
+	ck_assert_int_eq(gcache_put(&c, gcache_entry_spoof(e),
+	                     gcache_entry_metric(e), gcache_entry_units(e), 2,
+	                     20 * S),
+	    0);
+	ck_assert_ptr_eq(gcache_head(&c), e);
+	ck_assert_ptr_nonnull(e->pkt); /* same key: kept */
+	ck_assert_int_eq(gcache_put(&c, "10.0.0.1:n0", "fs_read_bytes", "B/s",
+	                     3, 20 * S),
+	    0);
+	ck_assert_ptr_null(e->pkt); /* other units: built again */
+	ck_assert_int_eq(gcache_set_packets(e, meta, 4, prefix, 6), 0);
+	(void)drain(&c, 20 * S);
+	ck_assert_int_eq(gcache_set_packets(&c.e[1], meta, 4, prefix, 0), 0);
+	ck_assert_uint_eq(gcache_expire(&c, 1000 * S), 12); /* frees them */
+	sweep(&c, 1, 1010 * S);
+	ck_assert_ptr_null(gcache_head(&c)->pkt);
+	ck_assert_int_eq(gcache_set_packets(gcache_head(&c), meta, 4, prefix,
+	                     6),
+	    0);
+	gcache_free(&c);
+}
+END_TEST
+
 /* Many entries: the FIFO and the index grow with the table. */
 START_TEST(many)
 {
@@ -352,6 +396,7 @@ main(void)
 	tcase_add_test(tc, bounded);
 	tcase_add_test(tc, expire_and_forget);
 	tcase_add_test(tc, many);
+	tcase_add_test(tc, packets_kept_until_key_changes);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -11,10 +11,13 @@
 #include <sys/types.h>
 
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <arpa/inet.h>
 
 #include <check.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +29,8 @@
 #include "err.h"
 #include "gapi.h"
 #include "sink.h"
+#include "sink_fmt.h"
+#include "sink_gso.h"
 #include "testutil.h"
 
 #define PKT_MAX 2048
@@ -205,6 +210,89 @@ compare(int fd, struct gsink *s, struct ref *r, unsigned i, int k)
 		same(&want[j], &got[j], j + 1 < n ? "metadata" : "value");
 }
 
+/* The text the sink sent before it formatted values by hand: snprintf. */
+static void
+ref_text(char *buf, size_t size, double v)
+{
+	if (fabs(v) < 0.005)
+		(void)snprintf(buf, size, "0.00");
+	else if (fabs(v) < 1e15)
+		(void)snprintf(buf, size, "%.2f", v);
+	else
+		(void)snprintf(buf, size, "%.6e", v);
+}
+
+/* Values where rounding to cents is close or the form changes. */
+static const double edges[] = {0.0, -0.0, 0.005, -0.005, 0.004999999,
+    0.0050000001, 0.015, 0.125, 0.375, -0.625, 1.005, 2.675, 1.115, 100.445,
+    0.995, 9.995, 99.995, 1e13, 9999999999999.99, 9999999999999.995,
+    1e13 + 0.005, 2.5e13, 1e14 + 0.125, 999999999999999.9, 1e15, -1e15, 3e15,
+    1e300, -1e-300, DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, 9007199254740993.0,
+    4503599627370495.5, 1125899906842623.5, 123456789.125};
+
+static uint64_t
+next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A value of one of the kinds a rate can be, and around each rounding
+ * edge: any double from 2^-20 to 2^60, cents, a cent and a half (the
+ * double nearest, and its neighbours), exact ties (m/8), integers. */
+static double
+some_value(uint64_t *x)
+{
+	uint64_t r = next_rand(x), k = r >> 24;
+	double v, sign = (r & 1) != 0 ? -1.0 : 1.0;
+
+	switch ((r >> 1) % 6) {
+	case 0:
+		v = ldexp(1.0 + (double)(k & 0xfffffffffULL) / 68719476736.0,
+		    (int)((r >> 4) % 81) - 20);
+		break;
+	case 1:
+		v = (double)(k % 1000000000000000ULL) / 100.0;
+		break;
+	case 2:
+		v = (double)(2 * (k % 100000000000ULL) + 1) / 200.0;
+		v = nextafter(v, (r & 2) != 0 ? 0.0 : DBL_MAX);
+		break;
+	case 3:
+		v = (double)(2 * (k % 10000000ULL) + 1) / 200.0;
+		break;
+	case 4:
+		v = (double)(k % 1000000000000ULL) / 8.0;
+		break;
+	default:
+		v = (double)(k % 100000000ULL);
+		break;
+	}
+	return sign * v;
+}
+
+/* The text written by hand is printf's for every value tried: the edges,
+ * then 500,000 values of every kind. */
+START_TEST(value_text_is_printfs)
+{
+	char got[SINKFMT_MAX], want[64];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i, n;
+	double v;
+
+	for (i = 0; i < 500000 + sizeof(edges) / sizeof(edges[0]); i++) {
+		v = i < sizeof(edges) / sizeof(edges[0]) ? edges[i] :
+		                                           some_value(&x);
+		n = sinkfmt_value(got, v);
+		ref_text(want, sizeof(want), v);
+		ck_assert_msg(strcmp(got, want) == 0 && n == strlen(want),
+		    "%.17g: \"%s\", printf \"%s\"", v, got, want);
+	}
+}
+END_TEST
+
 /* Three values of one (host, metric): metadata with the first two
  * (gcache.h), then the value alone. */
 START_TEST(packets_are_libganglias)
@@ -227,6 +315,111 @@ START_TEST(packets_are_libganglias)
 	r.api.pool_destroy(r.pool);
 	(void)unlink(conf);
 	(void)close(fd);
+}
+END_TEST
+
+/* Many values of one (host, metric) through the sink and through
+ * libganglia, with the text printf gave them: every packet the same. */
+START_TEST(many_values_are_libganglias)
+{
+	unsigned port;
+	int fd = udp_listen(&port), k, j, n;
+	const char *conf = conf_for(&port, 1);
+	struct gsink *s = sink_open(conf, "lustre");
+	uint64_t x = 12345;
+	struct pkt got[2], want[2];
+	char text[64];
+	struct ref r;
+	double v;
+
+	ref_open(&r, conf);
+	for (k = 0; k < 400; k++) {
+		n = k < 2 ? 2 : 1; /* metadata with the first two */
+		v = k < (int)(sizeof(edges) / sizeof(edges[0])) ?
+		    edges[k] :
+		    some_value(&x);
+		ck_assert_int_eq(gsink_put(s, "10.20.0.9", "n9", "fs_ops",
+		                     "ops/sec", v, 1000 + (uint64_t)k),
+		    0);
+		ck_assert_uint_eq(gsink_flush(s, 2000 + (uint64_t)k), 0);
+		for (j = 0; j < n; j++)
+			recv_pkt(fd, &got[j]);
+		ref_text(text, sizeof(text), v);
+		ref_send(&r, "10.20.0.9:n9", "fs_ops", "ops/sec", text,
+		    "lustre", n == 2);
+		for (j = 0; j < n; j++)
+			recv_pkt(fd, &want[j]);
+		for (j = 0; j < n; j++)
+			same(&want[j], &got[j], text);
+	}
+	no_more(fd);
+	gsink_close(s);
+	r.api.pool_destroy(r.pool);
+	(void)unlink(conf);
+	(void)close(fd);
+}
+END_TEST
+
+/* The segment size of group k, or 0 when it has no control message. */
+static unsigned
+seg_of(struct sinkgso *g, size_t k)
+{
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&g->msg[k].msg_hdr);
+	uint16_t seg;
+
+	if (cm == NULL)
+		return 0;
+	ck_assert_int_eq(cm->cmsg_level, IPPROTO_UDP);
+	ck_assert_int_eq(cm->cmsg_type, UDP_SEGMENT);
+	memcpy(&seg, CMSG_DATA(cm), sizeof(seg));
+	return seg;
+}
+
+/* Grouping for GSO: by class (metadata first) and length, each group's
+ * packets in their order, a lone packet without a segment size, and no
+ * group over SINKGSO_BYTES_MAX. */
+START_TEST(gso_groups)
+{
+	static char bytes[SINKGSO_MAX][1200];
+	static const size_t len[] = {200, 80, 84, 200, 80, 212, 84, 80};
+	static const uint8_t cls[] = {0, 1, 1, 0, 1, 0, 1, 1};
+	struct iovec iov[SINKGSO_MAX];
+	uint8_t c[SINKGSO_MAX];
+	struct sinkgso g;
+	size_t i;
+
+	for (i = 0; i < 8; i++) {
+		iov[i].iov_base = bytes[i];
+		iov[i].iov_len = len[i];
+	}
+	sinkgso_group(&g, iov, cls, 8);
+	ck_assert_uint_eq(g.ngroups, 4);
+	/* metadata of 200 (packets 0, 3), of 212 (5); values of 80 (1, 4,
+	 * 7), of 84 (2, 6) */
+	ck_assert_uint_eq(seg_of(&g, 0), 200);
+	ck_assert_uint_eq(seg_of(&g, 1), 0);
+	ck_assert_uint_eq(seg_of(&g, 2), 80);
+	ck_assert_uint_eq(seg_of(&g, 3), 84);
+	ck_assert_uint_eq(sinkgso_count(&g, 2), 3);
+	{
+		static const uint8_t want[] = {0, 3, 5, 1, 4, 7, 2, 6};
+
+		for (i = 0; i < 8; i++) {
+			ck_assert_uint_eq(g.pkt[i], want[i]);
+			ck_assert_ptr_eq(g.iov[i].iov_base, bytes[want[i]]);
+		}
+	}
+	/* 64 packets of 1,200 bytes: 50 fit in one group, then 14. */
+	for (i = 0; i < SINKGSO_MAX; i++) {
+		iov[i].iov_base = bytes[i];
+		iov[i].iov_len = 1200;
+		c[i] = 1;
+	}
+	sinkgso_group(&g, iov, c, SINKGSO_MAX);
+	ck_assert_uint_eq(g.ngroups, 2);
+	ck_assert_uint_eq(sinkgso_count(&g, 0), SINKGSO_BYTES_MAX / 1200);
+	ck_assert_uint_eq(sinkgso_count(&g, 1),
+	    SINKGSO_MAX - SINKGSO_BYTES_MAX / 1200);
 }
 END_TEST
 
@@ -327,11 +520,19 @@ main(void)
 {
 	Suite *s = suite_create("gsink");
 	TCase *tc = tcase_create("core");
+	TCase *many = tcase_create("many");
 
 	tcase_add_loop_test(tc, packets_are_libganglias, 0,
 	    sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, gso_groups);
 	tcase_add_test(tc, every_channel_every_packet);
 	tcase_add_test(tc, channels_among_many_sockets);
 	suite_add_tcase(s, tc);
+	/* Loops of about a second each, several under ASan (its slow
+	 * unwinding for libganglia's allocations) on a busy machine. */
+	tcase_set_timeout(many, 60);
+	tcase_add_test(many, value_text_is_printfs);
+	tcase_add_test(many, many_values_are_libganglias);
+	suite_add_tcase(s, many);
 	return tu_run(s);
 }
