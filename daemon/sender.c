@@ -124,11 +124,39 @@ buf_done(struct wbuf *w)
 		wbuf_reset(w);
 }
 
+/* libevent's cleanup: the frame comes again as arg, not const. */
+static void
+frame_release(const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	free(arg);
+}
+
+/* A large frame is handed to libevent as it is, freed once written: a
+ * copy is one more buffer of the SWEEP's size (0.5 MB for 10,000 busy
+ * clients) and a memcpy of it. */
+static int
+flush_large(struct sender *s)
+{
+	struct evbuffer *o = bufferevent_get_output(s->bev);
+
+	if (evbuffer_add_reference(o, s->out.data, s->out.len, frame_release,
+	        s->out.data) < 0) {
+		wbuf_free(&s->out);
+		return -EIO;
+	}
+	wbuf_init(&s->out, 0); /* libevent's now */
+	return 0;
+}
+
 static int
 flush_out(struct sender *s)
 {
 	int rc = wbuf_status(&s->out);
 
+	if (rc == 0 && s->out.len > SENDER_KEEP_BYTES)
+		return flush_large(s);
 	if (rc == 0 && bufferevent_write(s->bev, s->out.data, s->out.len) < 0)
 		rc = -EIO;
 	buf_done(&s->out);
@@ -139,6 +167,7 @@ flush_out(struct sender *s)
 static void
 send_next(struct sender *s)
 {
+	static const uint8_t hdr_room[FRAME_HDR_LEN];
 	uint64_t batch, sweep;
 	size_t len;
 	int rc;
@@ -146,21 +175,25 @@ send_next(struct sender *s)
 	if (s->state != SENDER_OPEN || s->awaiting_ack ||
 	    !outbox_ready(s->conf.outbox))
 		return;
-	wbuf_reset(&s->payload);
+	/* Encoded straight into the frame, after room for its header: no
+	 * separate payload buffer to copy from. */
+	wbuf_reset(&s->out);
+	(void)wbuf_put(&s->out, hdr_room, sizeof(hdr_room));
 	/* The op section only to a receiver that said it reads it; an older
 	 * one gets the same batch without it. */
-	rc = outbox_next(s->conf.outbox, &s->payload,
+	rc = outbox_next(s->conf.outbox, &s->out,
 	    (s->s.challenge.caps & MSG_CAP_MDOPS) != 0, &batch, &sweep);
 	if (rc < 0) {
+		buf_done(&s->out);
 		log_warnx("%s %s:%u: cannot encode batch: %s", s->what, s->host,
 		    s->conf.port, strerror(-rc));
 		return;
 	}
-	rc = session_send(&s->s, FRAME_SWEEP, 0, sweep, s->payload.data,
-	    s->payload.len, &s->out);
-	len = s->payload.len;
-	buf_done(&s->payload); /* in the frame now */
-	if (rc == 0)
+	len = s->out.len - FRAME_HDR_LEN;
+	rc = session_seal(&s->s, FRAME_SWEEP, 0, sweep, &s->out);
+	if (rc < 0)
+		buf_done(&s->out);
+	else
 		rc = flush_out(s);
 	if (rc < 0) {
 		fail(s,

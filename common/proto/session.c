@@ -237,6 +237,36 @@ session_send(struct session *s, uint8_t type, uint16_t flags, uint64_t sweep_id,
 	    payload, len, w);
 }
 
+int
+session_seal(struct session *s, uint8_t type, uint16_t flags, uint64_t sweep_id,
+    struct wbuf *w)
+{
+	const uint8_t *key =
+	    s->role == SESSION_LISTENER ? s->skey_l2c : s->skey;
+	uint8_t mac[FRAME_MAC_LEN];
+	struct hmac_part part;
+	size_t len;
+	int rc = wbuf_status(w);
+
+	if (rc < 0)
+		return rc;
+	if (s->state != SESSION_OPEN || type == FRAME_CHALLENGE ||
+	    type == FRAME_HELLO || (flags & ~FRAME_F_KNOWN) != 0 ||
+	    w->len < FRAME_HDR_LEN)
+		return -EINVAL;
+	len = w->len - FRAME_HDR_LEN;
+	if (len > s->max_frame - FRAME_OVERHEAD)
+		return -EMSGSIZE;
+	put_header(s, type, flags, sweep_id, s->key_id, len, w->data);
+	part = (struct hmac_part){w->data, w->len};
+	rc = hmac_sha256(s->hmac, key, HMAC_LEN, &part, 1, mac);
+	if (rc == 0)
+		rc = wbuf_put(w, mac, sizeof(mac));
+	if (rc == 0)
+		s->send_seq++;
+	return rc;
+}
+
 static int
 fail(struct session *s, int rc)
 {

@@ -117,6 +117,12 @@ int session_hello(struct session *s, const struct msg_hello *h, struct wbuf *w);
 int session_send(struct session *s, uint8_t type, uint16_t flags,
     uint64_t sweep_id, const uint8_t *payload, size_t len, struct wbuf *w);
 
+/* The same, in place: w holds FRAME_HDR_LEN bytes of any value and then
+ * the payload.  The header is written over the first bytes and the MAC
+ * appended, so a large payload is never copied into a second buffer. */
+int session_seal(struct session *s, uint8_t type, uint16_t flags,
+    uint64_t sweep_id, struct wbuf *w);
+
 /*
  * Look at the len bytes received so far (buf starts at a frame boundary).
  *  0: incomplete; *ret_need is the size of the whole next frame once its

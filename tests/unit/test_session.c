@@ -333,6 +333,49 @@ START_TEST(oversize_header)
 }
 END_TEST
 
+/* A frame sealed in place (the sender's SWEEP) is the frame session_send
+ * makes of the same payload, and is as limited by max_frame. */
+START_TEST(seal_in_place)
+{
+	static const uint8_t room[FRAME_HDR_LEN];
+	size_t n = SMALL_MAX - FRAME_OVERHEAD;
+	uint8_t *big = malloc(n + 1);
+	struct session_frame f;
+	struct pair p;
+	struct wbuf a, b;
+
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i <= n; i++)
+		big[i] = (uint8_t)(i * 7 + 1);
+	pair_init(&p, KEY_A, KEY_A, SMALL_MAX);
+	handshake(&p, 1);
+	wbuf_init(&a, 0);
+	wbuf_init(&b, 0);
+	send_frame(&p.c, FRAME_SWEEP, 0, 5, big, n, &a);
+	(void)wbuf_put(&b, room, sizeof(room));
+	(void)wbuf_put(&b, big, n);
+	ck_assert_int_eq(session_seal(&p.c, FRAME_SWEEP, 0, 5, &b), 0);
+	ck_assert_uint_eq(b.len, a.len);
+	feed_ok(&p.l, a.data, a.len, NULL);
+	feed_ok(&p.l, b.data, b.len, &f);
+	ck_assert_uint_eq(f.hdr.len, n);
+	ck_assert_uint_eq(f.hdr.sweep_id, 5);
+	ck_assert_mem_eq(f.payload, big, n);
+	/* One byte more is refused, and a buffer without its header room. */
+	wbuf_reset(&b);
+	(void)wbuf_put(&b, room, sizeof(room));
+	(void)wbuf_put(&b, big, n + 1);
+	ck_assert_int_eq(session_seal(&p.c, FRAME_SWEEP, 0, 5, &b), -EMSGSIZE);
+	wbuf_reset(&b);
+	(void)wbuf_put(&b, room, FRAME_HDR_LEN - 1);
+	ck_assert_int_eq(session_seal(&p.c, FRAME_SWEEP, 0, 5, &b), -EINVAL);
+	wbuf_free(&a);
+	wbuf_free(&b);
+	pair_free(&p);
+	free(big);
+}
+END_TEST
+
 /* ---- replay, reorder ---------------------------------------------- */
 
 START_TEST(replay_same_connection)
@@ -479,6 +522,7 @@ main(void)
 	tcase_add_test(tc, hello_bit_flips);
 	tcase_add_test(tc, truncation);
 	tcase_add_test(tc, oversize_header);
+	tcase_add_test(tc, seal_in_place);
 	tcase_add_test(tc, replay_same_connection);
 	tcase_add_test(tc, reorder);
 	tcase_add_test(tc, gap);
