@@ -95,6 +95,19 @@ gstate_put_target_head(struct wbuf *w, const struct gt_target *tg)
 	(void)wbuf_put_varint(w, tg->ino);
 }
 
+int
+gstate_get_target_head(struct rbuf *r, struct gstate_target_head *h)
+{
+	if (rbuf_get_str8(r, h->name, sizeof(h->name)) < 0 ||
+	    rbuf_get_str8(r, h->fs, sizeof(h->fs)) < 0 ||
+	    rbuf_get_u8(r, &h->kind) < 0 || rbuf_get_varint(r, &h->dev) < 0 ||
+	    rbuf_get_varint(r, &h->ino) < 0)
+		return -1;
+	if (h->kind > LH_TARGET_MDT || h->name[0] == '\0' || h->fs[0] == '\0')
+		return -1;
+	return 0;
+}
+
 static void
 put_target(struct statefile_out *o, const struct gtable *t,
     const struct gt_target *tg)
@@ -205,29 +218,23 @@ static int
 get_target(struct statefile_src *src, uint32_t version, struct gtable *t,
     struct lh_err *err)
 {
-	struct rbuf *r = src->r;
-	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX];
+	struct gstate_target_head h;
 	struct gt_target *tg;
-	uint64_t dev, ino, n, i;
-	uint8_t kind;
+	uint64_t n, i;
 	int rc;
 
 	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
 	if (rc < 0)
 		return rc;
-	if (rbuf_get_str8(r, name, sizeof(name)) < 0 ||
-	    rbuf_get_str8(r, fs, sizeof(fs)) < 0 || rbuf_get_u8(r, &kind) < 0 ||
-	    rbuf_get_varint(r, &dev) < 0 || rbuf_get_varint(r, &ino) < 0 ||
-	    rbuf_get_varint(r, &n) < 0)
-		return BAD(err, "target");
-	if (kind > LH_TARGET_MDT || name[0] == '\0' || fs[0] == '\0')
+	if (gstate_get_target_head(src->r, &h) < 0 ||
+	    rbuf_get_varint(src->r, &n) < 0)
 		return BAD(err, "target");
 	/* Each export takes at least 12 bytes: refuse absurd counts before
 	 * allocating for them. */
 	if (n > statefile_src_left(src) / 12)
 		return BAD(err, "export count");
-	tg = gtable_restore_target(t, name, fs, (enum lh_target_kind)kind, dev,
-	    ino);
+	tg = gtable_restore_target(t, h.name, h.fs, (enum lh_target_kind)h.kind,
+	    h.dev, h.ino);
 	if (tg == NULL)
 		return BAD(err, "target repeated");
 	for (i = 0; i < n; i++) {

@@ -11,10 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lustre_tree.h"
+
 struct gt_export;
 struct gt_target;
 struct gtable;
 struct lh_err;
+struct rbuf;
 struct statefile_src;
 struct wbuf;
 
@@ -49,6 +52,16 @@ void gstate_put_export(struct wbuf *w, const struct gtable *t,
 
 /* tg's name, filesystem, kind and exports/ identity. */
 void gstate_put_target_head(struct wbuf *w, const struct gt_target *tg);
+
+/* What gstate_put_target_head() wrote, read back and checked (a known
+ * kind, names not empty).  Returns 0, or -1: damaged. */
+struct gstate_target_head {
+	char name[LTREE_TARGET_MAX];
+	char fs[LTREE_FS_MAX];
+	uint8_t kind;
+	uint64_t dev, ino;
+};
+int gstate_get_target_head(struct rbuf *r, struct gstate_target_head *h);
 
 /* One export of tg from a state file of version: restored (update
  * false: it must be new), or updated or created (a journal's record:

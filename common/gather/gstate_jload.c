@@ -253,32 +253,29 @@ static int
 apply_target(struct statefile_src *src, struct gtable *t, struct lh_err *err)
 {
 	struct rbuf *r = src->r;
-	char name[LTREE_TARGET_MAX], fs[LTREE_FS_MAX];
-	uint64_t dev, ino, nexp, idle, nw, i;
+	struct gstate_target_head h;
+	uint64_t nexp, idle, nw, i;
 	struct gt_target *tg;
-	uint8_t kind, partial;
+	uint8_t partial;
 	int rc;
 
 	rc = statefile_src_need(src, STATEFILE_RECORD_MAX, err);
 	if (rc < 0)
 		return rc;
-	if (rbuf_get_str8(r, name, sizeof(name)) < 0 ||
-	    rbuf_get_str8(r, fs, sizeof(fs)) < 0 || rbuf_get_u8(r, &kind) < 0 ||
-	    rbuf_get_varint(r, &dev) < 0 || rbuf_get_varint(r, &ino) < 0 ||
+	if (gstate_get_target_head(r, &h) < 0 ||
 	    rbuf_get_varint(r, &nexp) < 0 || rbuf_get_u8(r, &partial) < 0 ||
 	    rbuf_get_varint(r, &idle) < 0 || rbuf_get_varint(r, &nw) < 0)
 		return BAD(err, "target");
-	if (kind > LH_TARGET_MDT || name[0] == '\0' || fs[0] == '\0' ||
-	    partial > 1 || nw > nexp || nw > statefile_src_left(src) / 12)
+	if (partial > 1 || nw > nexp || nw > statefile_src_left(src) / 12)
 		return BAD(err, "target");
-	tg = gtable_find_target(t, name);
+	tg = gtable_find_target(t, h.name);
 	if (tg == NULL)
-		tg = gtable_restore_target(t, name, fs,
-		    (enum lh_target_kind)kind, dev, ino);
-	if (tg == NULL || strcmp(tg->fs, fs) != 0 || tg->kind != kind)
+		tg = gtable_restore_target(t, h.name, h.fs,
+		    (enum lh_target_kind)h.kind, h.dev, h.ino);
+	if (tg == NULL || strcmp(tg->fs, h.fs) != 0 || tg->kind != h.kind)
 		return BAD(err, "target");
-	tg->dev = dev;
-	tg->ino = ino;
+	tg->dev = h.dev;
+	tg->ino = h.ino;
 	for (i = 0; i < nw; i++) {
 		rc = gstate_get_export(src, GSTATE_VERSION, t, tg, true, err);
 		if (rc < 0)
