@@ -16,6 +16,16 @@ struct hmac_ctx {
 	EVP_MAC_CTX *ctx;
 };
 
+/* Called before each first use of OpenSSL: nothing here prints its
+ * error strings, and loading them (what the first call does by default)
+ * costs each daemon half a megabyte of RSS (docs/performance.md).  Only
+ * the first call does anything. */
+static void
+crypto_init(void)
+{
+	(void)OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL);
+}
+
 struct hmac_ctx *
 hmac_new(void)
 {
@@ -23,6 +33,7 @@ hmac_new(void)
 
 	if (h == NULL)
 		return NULL;
+	crypto_init();
 	h->mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	if (h->mac != NULL)
 		h->ctx = EVP_MAC_CTX_new(h->mac);
@@ -72,6 +83,7 @@ sha256(const void *p, size_t n, uint8_t out[SHA256_LEN])
 {
 	unsigned int outlen = 0;
 
+	crypto_init();
 	if (!EVP_Digest(p, n, out, &outlen, EVP_sha256(), NULL) ||
 	    outlen != SHA256_LEN)
 		return -EIO;
@@ -90,6 +102,7 @@ sha256_begin(void)
 
 	if (c == NULL)
 		return NULL;
+	crypto_init();
 	c->md = EVP_MD_CTX_new();
 	if (c->md == NULL || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL)) {
 		EVP_MD_CTX_free(c->md);
@@ -132,6 +145,7 @@ hmac_equal(const uint8_t *a, const uint8_t *b, size_t n)
 int
 lh_random(void *out, size_t n)
 {
+	crypto_init();
 	if (n > (size_t)INT32_MAX || RAND_bytes(out, (int)n) != 1)
 		return -EIO;
 	return 0;
