@@ -144,13 +144,14 @@ reroute(struct relay *r, const struct outbox_batch *b)
 		const struct outbox_rec *rec = &b->recs[i];
 		int k = route_of(r, outbox_rec_nid(b, rec));
 		uint64_t cspans[MSG_NCOUNTERS];
+		struct mdops ops;
 
 		outbox_rec_cspans(b, rec, cspans);
 		if (k < 0 ||
 		    outbox_add(&r->routes[k].up.ob, outbox_rec_fs(b, rec),
 		        outbox_rec_nid(b, rec), &rec->d,
-		        rec->ops != OUTBOX_NO_OPS ? &b->ops[rec->ops] : NULL,
-		        rec->span_us, cspans, b->last_sweep, b->start_ns) < 0)
+		        outbox_rec_ops(b, rec, &ops), rec->span_us, cspans,
+		        b->last_sweep, b->start_ns) < 0)
 			r->lost++;
 		else
 			r->rerouted++;

@@ -189,8 +189,11 @@ put_full(struct jput *p, const struct outbox_batch *b,
 	for (c = 0; c < IOCOUNT_N; c++)
 		if ((cm >> c & 1u) != 0)
 			(void)wbuf_put_varint(p->w, cspans[c]);
-	if (r->ops != OUTBOX_NO_OPS)
-		obstate_put_ops(p->w, &b->ops[r->ops]);
+	if (r->ops != OUTBOX_NO_OPS) {
+		struct mdops ops;
+
+		obstate_put_ops(p->w, outbox_rec_ops(b, r, &ops));
+	}
 }
 
 static void

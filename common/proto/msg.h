@@ -176,8 +176,8 @@ int msg_bye_decode(struct msg_bye *m, const uint8_t *p, size_t n,
 int msg_sweep_encode(struct wbuf *w, const struct msg_sweep *h,
     const struct msg_rec *recs, size_t n);
 
-/* Record i of the caller's records, into ret (its nid and ops must stay
- * valid until the encoding is done). */
+/* Record i of the caller's records, into ret (its nid must stay valid
+ * until the encoding is done, its ops until the next call). */
 typedef void (*msg_rec_get_fn)(const void *ctx, size_t i, struct msg_rec *ret);
 
 /* The same, reading the records through get(), so that a sender need

@@ -90,6 +90,7 @@ put_batch(struct statefile_out *o, const struct outbox_batch *b)
 	for (i = 0; i < b->n; i++) {
 		const struct outbox_rec *r = &b->recs[i];
 		uint64_t cspans[MSG_NCOUNTERS];
+		struct mdops ops;
 
 		(void)wbuf_put_str8(w, outbox_rec_fs(b, r));
 		(void)wbuf_put_str8(w, outbox_rec_nid(b, r));
@@ -102,8 +103,7 @@ put_batch(struct statefile_out *o, const struct outbox_batch *b)
 		for (c = 0; c < MSG_NCOUNTERS; c++)
 			(void)wbuf_put_varint(w,
 			    cspans[c] != r->span_us ? cspans[c] : 0);
-		obstate_put_ops(w,
-		    r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL);
+		obstate_put_ops(w, outbox_rec_ops(b, r, &ops));
 		statefile_maybe_flush(o);
 	}
 }

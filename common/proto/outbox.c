@@ -13,6 +13,7 @@ static void
 batch_init(struct outbox_batch *b)
 {
 	memset(b, 0, sizeof(*b));
+	opsarena_init(&b->ops);
 	hindex_init(&b->index);
 	strpool_init(&b->names);
 }
@@ -21,7 +22,7 @@ static void
 batch_free(struct outbox_batch *b)
 {
 	free(b->recs);
-	free(b->ops);
+	opsarena_free(&b->ops);
 	free(b->cspans);
 	strpool_free(&b->names);
 	hindex_free(&b->index);
@@ -33,7 +34,7 @@ static void
 batch_clear(struct outbox_batch *b)
 {
 	b->n = 0;
-	b->nops = 0;
+	opsarena_clear(&b->ops);
 	b->ncspans = 0;
 	strpool_clear(&b->names);
 	b->fsn.n = 0;
@@ -132,17 +133,53 @@ batch_get(struct outbox_batch *b, const char *fs, const char *nid, int *rc)
 	return r;
 }
 
-/* Add ops to r's op sums, r given a slot on first use (reserved). */
-static void
-rec_add_ops(struct outbox_batch *b, struct outbox_rec *r,
-    const struct mdops *ops)
+const struct mdops *
+outbox_rec_ops(const struct outbox_batch *b, const struct outbox_rec *r,
+    struct mdops *buf)
 {
-	if (r->ops == OUTBOX_NO_OPS) {
-		/* One slot per record at most: b->n bounds nops. */
-		memset(&b->ops[b->nops], 0, sizeof(*b->ops));
-		r->ops = (uint32_t)b->nops++;
+	if (r->ops == OUTBOX_NO_OPS)
+		return NULL;
+	opsarena_get(&b->ops, r->ops, buf);
+	return buf;
+}
+
+size_t
+outbox_batch_nops(const struct outbox_batch *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->n; i++)
+		n += b->recs[i].ops != OUTBOX_NO_OPS;
+	return n;
+}
+
+/* The op sums of b packed afresh, without the bytes that adds left dead,
+ * once those outweigh the live ones: a long outage adds to every sum each
+ * sweep.  Without memory, they stay as they are. */
+static void
+ops_repack(struct outbox_batch *b)
+{
+	struct opsarena fresh;
+	struct mdops v;
+	size_t i;
+
+	if (opsarena_dead(&b->ops) <= b->ops.live + 4096)
+		return;
+	opsarena_init(&fresh);
+	if (opsarena_reserve_bytes(&fresh, b->ops.live) < 0) {
+		opsarena_free(&fresh);
+		return;
 	}
-	mdops_add(&b->ops[r->ops], ops);
+	for (i = 0; i < b->n; i++) {
+		struct outbox_rec *r = &b->recs[i];
+
+		if (r->ops == OUTBOX_NO_OPS)
+			continue;
+		opsarena_get(&b->ops, r->ops, &v);
+		r->ops = opsarena_put(&fresh, &v);
+	}
+	opsarena_free(&b->ops);
+	b->ops = fresh;
 }
 
 /* a + b for spans, saturating at the largest a SWEEP carries. */
@@ -187,7 +224,6 @@ batch_add(struct outbox_batch *b, const char *fs, const char *nid,
 	bool own = own_cspans(span_us, cspan_us);
 	uint64_t(*spans)[MSG_NCOUNTERS];
 	struct outbox_rec *r;
-	struct mdops *o;
 	unsigned i;
 	int rc = 0;
 
@@ -197,12 +233,8 @@ batch_add(struct outbox_batch *b, const char *fs, const char *nid,
 	if (ops != NULL && mdops_is_zero(ops))
 		ops = NULL;
 	/* Room first, so that adding cannot fail half-way. */
-	if (ops != NULL) {
-		o = array_grow(b->ops, &b->opscap, b->nops, sizeof(*b->ops));
-		if (o == NULL)
-			return -ENOMEM;
-		b->ops = o;
-	}
+	if (ops != NULL && opsarena_reserve(&b->ops) < 0)
+		return -ENOMEM;
 	if (own) {
 		spans = array_grow(b->cspans, &b->cspanscap, b->ncspans,
 		    sizeof(*b->cspans));
@@ -213,8 +245,10 @@ batch_add(struct outbox_batch *b, const char *fs, const char *nid,
 	r = batch_get(b, fs, nid, &rc);
 	if (r == NULL)
 		return rc;
-	if (ops != NULL)
-		rec_add_ops(b, r, ops);
+	if (ops != NULL) {
+		opsarena_add(&b->ops, &r->ops, ops);
+		ops_repack(b);
+	}
 	iocount_add(&r->d, d);
 	if (own && r->cspan == OUTBOX_NO_OPS) {
 		/* Until now every counter's span was span_us. */
@@ -307,10 +341,18 @@ common_span(const struct outbox_batch *b, size_t n)
 	return best;
 }
 
+/* What rec_get() reads: a batch, and room to unpack a record's op sums
+ * (the encoder reads them before it asks for the next record). */
+struct rec_src {
+	const struct outbox_batch *b;
+	struct mdops *ops;
+};
+
 static void
 rec_get(const void *ctx, size_t i, struct msg_rec *ret)
 {
-	const struct outbox_batch *b = ctx;
+	const struct rec_src *src = ctx;
+	const struct outbox_batch *b = src->b;
 	const struct outbox_rec *r = &b->recs[i];
 
 	ret->fs = r->fs;
@@ -321,7 +363,7 @@ rec_get(const void *ctx, size_t i, struct msg_rec *ret)
 	 * differ from span_us. */
 	outbox_rec_cspans(b, r, ret->cspan_us);
 	ret->has_cspan = false;
-	ret->ops = r->ops != OUTBOX_NO_OPS ? &b->ops[r->ops] : NULL;
+	ret->ops = outbox_rec_ops(b, r, src->ops);
 }
 
 /* The SWEEP of b's first n records (all of b's filesystems listed). */
@@ -330,6 +372,8 @@ batch_encode(const struct outbox_batch *b, size_t n, bool ops, struct wbuf *w)
 {
 	static const struct msg_sweep zero;
 	struct msg_sweep h = zero;
+	struct mdops ops_room;
+	struct rec_src src = {b, &ops_room};
 
 	h.batch = b->batch;
 	h.first_sweep = b->first_sweep;
@@ -339,7 +383,7 @@ batch_encode(const struct outbox_batch *b, size_t n, bool ops, struct wbuf *w)
 	/* The batch's filesystems are the SWEEP's, in the same order. */
 	h.nfs = b->fsn.n;
 	memcpy(h.fs, b->fsn.v, b->fsn.n * sizeof(b->fsn.v[0]));
-	return msg_sweep_encode_from(w, &h, rec_get, b, n);
+	return msg_sweep_encode_from(w, &h, rec_get, &src, n);
 }
 
 /* The pending batch becomes the one in flight, numbered batch; the old
@@ -364,12 +408,13 @@ batch_copy_rec(struct outbox_batch *dst, const struct outbox_batch *src,
 {
 	const struct outbox_rec *r = &src->recs[i];
 	uint64_t cspans[MSG_NCOUNTERS];
+	struct mdops ops;
 	int rc;
 
 	outbox_rec_cspans(src, r, cspans);
 	rc = batch_add(dst, outbox_rec_fs(src, r), outbox_rec_nid(src, r),
-	    &r->d, r->ops != OUTBOX_NO_OPS ? &src->ops[r->ops] : NULL,
-	    r->span_us, cspans, src->last_sweep, src->start_ns);
+	    &r->d, outbox_rec_ops(src, r, &ops), r->span_us, cspans,
+	    src->last_sweep, src->start_ns);
 	if (rc == 0 && src->first_sweep != 0 &&
 	    src->first_sweep < dst->first_sweep)
 		dst->first_sweep = src->first_sweep;

@@ -27,19 +27,20 @@
 #include "mdops.h"
 #include "msg.h"
 #include "nid.h"
+#include "opsarena.h"
 #include "strpool.h"
 
 struct wbuf;
 
 #define OUTBOX_MAX_KEYS ((size_t)4 << 20)
-#define OUTBOX_NO_OPS   UINT32_MAX /* outbox_rec.ops: none */
+#define OUTBOX_NO_OPS   OPSARENA_NONE /* outbox_rec.ops: none */
 
 struct outbox_rec {
 	uint32_t nid; /* offset of its NID in the batch's names */
 	uint16_t fs;  /* index into the batch's fsn */
 	struct iocount d;
 	uint64_t span_us;
-	uint32_t ops; /* index into the batch's ops[], or OUTBOX_NO_OPS */
+	uint32_t ops; /* its op sums in the batch's ops, or OUTBOX_NO_OPS */
 	/* Index into the batch's cspans[], or OUTBOX_NO_OPS: every
 	 * counter's span is span_us (outbox_rec_cspans()). */
 	uint32_t cspan;
@@ -53,8 +54,9 @@ struct outbox_batch {
 	struct outbox_rec *recs;
 	size_t n, cap;
 	struct hindex index; /* over recs, by (fs, nid) */
-	struct mdops *ops;   /* op sums of the records that have some */
-	size_t nops, opscap;
+	/* The op sums of the records that have some, packed: an MDS's
+	 * 17 counts per client take a few bytes rather than 136. */
+	struct opsarena ops;
 	/* Each counter's span (struct iocount order), summed like span_us
 	 * (an add without a span of its own for a counter adds span_us),
 	 * kept only for the records where one differs from span_us. */
@@ -79,6 +81,13 @@ outbox_rec_fs(const struct outbox_batch *b, const struct outbox_rec *r)
 {
 	return fsnames_get(&b->fsn, r->fs);
 }
+
+/* A record's op sums, unpacked into buf: buf, or NULL when it has none. */
+const struct mdops *outbox_rec_ops(const struct outbox_batch *b,
+    const struct outbox_rec *r, struct mdops *buf);
+
+/* How many of b's records have op sums. */
+size_t outbox_batch_nops(const struct outbox_batch *b);
 
 /* A record's span of each counter, into ret. */
 void outbox_rec_cspans(const struct outbox_batch *b, const struct outbox_rec *r,

@@ -120,6 +120,7 @@ static void
 batch_eq(const struct outbox_batch *a, const struct outbox_batch *b)
 {
 	uint64_t ca[MSG_NCOUNTERS], cb[MSG_NCOUNTERS];
+	struct mdops oa, ob;
 	size_t i;
 
 	ck_assert_uint_eq(b->batch, a->batch);
@@ -140,7 +141,8 @@ batch_eq(const struct outbox_batch *a, const struct outbox_batch *b)
 		ck_assert_int_eq(y->ops == OUTBOX_NO_OPS,
 		    x->ops == OUTBOX_NO_OPS);
 		if (x->ops != OUTBOX_NO_OPS)
-			ck_assert(memcmp(&b->ops[y->ops], &a->ops[x->ops],
+			ck_assert(memcmp(outbox_rec_ops(b, y, &ob),
+			              outbox_rec_ops(a, x, &oa),
 			              sizeof(struct mdops)) == 0);
 	}
 }

@@ -470,7 +470,8 @@ START_TEST(coalesce_ops)
 	                     0),
 	    0);
 	ck_assert_uint_eq(ob.pending.n, 4);
-	ck_assert_uint_eq(ob.pending.nops, 2); /* only those with counts */
+	ck_assert_uint_eq(outbox_batch_nops(&ob.pending),
+	    2); /* only those with counts */
 	outbox_seal(&ob);
 
 	/* A receiver that takes the section. */
@@ -503,7 +504,7 @@ START_TEST(coalesce_ops)
 	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, &a, 100, NULL, 4,
 	                     0),
 	    0);
-	ck_assert_uint_eq(ob.pending.nops, 1);
+	ck_assert_uint_eq(outbox_batch_nops(&ob.pending), 1);
 
 	/* The resend to a receiver that has it: the same bytes as before. */
 	encode_inflight(&ob, true, &k, &h, &w2);
@@ -515,7 +516,7 @@ START_TEST(coalesce_ops)
 	/* Without any op counts, ops=true adds nothing. */
 	outbox_seal(&ob);
 	ck_assert_int_eq(outbox_acked(&ob, 2), 0);
-	ck_assert_uint_eq(ob.inflight.nops, 0);
+	ck_assert_uint_eq(outbox_batch_nops(&ob.inflight), 0);
 	ck_assert_int_eq(outbox_add(&ob, "fs", "1@gni", &d, NULL, 100, NULL, 5,
 	                     0),
 	    0);
@@ -580,6 +581,58 @@ START_TEST(ops_first_then_counters)
 }
 END_TEST
 
+/*
+ * Op sums are kept packed: through a long outage, where every sweep adds
+ * to every client's sums and their packed forms grow (values crossing
+ * varint sizes, ops turning non-zero one after another, the largest
+ * values there are), each sum stays exact and the dead bytes that the
+ * growth leaves behind stay bounded by the live ones.
+ */
+START_TEST(packed_ops_long_outage)
+{
+	enum { NC = 300, SWEEPS = 200 };
+	static struct mdops want[NC];
+	struct outbox ob;
+	struct mdops add, got;
+	char nid[32];
+	size_t c, k, live_max = 0;
+	unsigned op;
+
+	memset(want, 0, sizeof(want));
+	outbox_init(&ob, 0);
+	for (k = 0; k < SWEEPS; k++) {
+		for (c = 0; c < NC; c++) {
+			memset(&add, 0, sizeof(add));
+			for (op = 0; op <= (k + c) % MDOPS_N; op++)
+				add.v[op] = (uint64_t)1 << ((k * 7 + op) % 40);
+			if (c == 0 && k == SWEEPS - 1)
+				add.v[MDOPS_N - 1] =
+				    UINT64_MAX - want[c].v[MDOPS_N - 1];
+			mdops_add(&want[c], &add);
+			(void)snprintf(nid, sizeof(nid), "10.0.%zu.%zu@o2ib",
+			    c / 250, c % 250);
+			ck_assert_int_eq(outbox_add_ops(&ob, "fs", nid, &add,
+			                     k + 1),
+			    0);
+		}
+		if (ob.pending.ops.live > live_max)
+			live_max = ob.pending.ops.live;
+		ck_assert_uint_le(opsarena_dead(&ob.pending.ops),
+		    ob.pending.ops.live + 4096 + OPSARENA_ENTRY_MAX);
+	}
+	ck_assert_uint_eq(ob.pending.n, NC);
+	for (c = 0; c < NC; c++) {
+		const struct outbox_rec *r = &ob.pending.recs[c];
+
+		ck_assert_ptr_nonnull(outbox_rec_ops(&ob.pending, r, &got));
+		ck_assert(memcmp(&got, &want[c], sizeof(got)) == 0);
+	}
+	/* Packed: far less than a struct mdops each. */
+	ck_assert_uint_lt(live_max, NC * sizeof(struct mdops));
+	outbox_free(&ob);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -594,6 +647,7 @@ main(void)
 	tcase_add_test(tc, unseal);
 	tcase_add_test(tc, coalesce_ops);
 	tcase_add_test(tc, ops_first_then_counters);
+	tcase_add_test(tc, packed_ops_long_outage);
 	outbox_split_tests(tc);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
