@@ -21,7 +21,7 @@ struct rbuf;
 struct statefile_src;
 struct wbuf;
 
-#define GSTATE_VERSION 4 /* the base file's, and the journal's exports */
+#define GSTATE_VERSION 5 /* the base file's, and the journal's exports */
 
 /*
  * The journal (gstate_journal.h): a header, then records.

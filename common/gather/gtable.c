@@ -248,6 +248,8 @@ gtable_target_listed(struct gt_target *tg)
 
 /* A filesystem name is kept in the SWEEP's own layout. */
 _Static_assert(LTREE_FS_MAX <= MSG_FS_MAX, "fsnames cannot hold a filesystem");
+_Static_assert(sizeof(struct gt_export) == 56,
+    "an export grew: it is most of an OSS's memory (docs/performance.md)");
 
 static int
 client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
@@ -523,10 +525,13 @@ export_idle(const struct gt_target *tg, const struct gt_export *e,
 	if (!e->have || e->ops_unknown)
 		return false;
 	/* As export_set_prev() would keep them (gtable_observe.c). */
-	if (e->prev_c[0] != c->read_bytes || e->prev_c[1] != c->write_bytes ||
-	    e->prev_c[2] != c->read_ops || e->prev_c[3] != c->write_ops ||
-	    e->prev_c[4] !=
-	        (tg->kind == LH_TARGET_OST ? c->oss_ops : c->mds_ops) ||
+	if (e->prev_bytes[0] != c->read_bytes ||
+	    e->prev_bytes[1] != c->write_bytes ||
+	    e->prev_n[0] != (uint32_t)c->read_ops ||
+	    e->prev_n[1] != (uint32_t)c->write_ops ||
+	    e->prev_n[2] !=
+	        (uint32_t)(tg->kind == LH_TARGET_OST ? c->oss_ops :
+	                                               c->mds_ops) ||
 	    e->prev_samples != (uint32_t)cur->samples ||
 	    e->prev_start_tag != gtable_start_tag(cur->start_ns))
 		return false;

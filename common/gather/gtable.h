@@ -9,7 +9,7 @@
  *    even when its counters happen to have climbed back;
  *  - exports: per target, one flat array of the client NIDs it exports to,
  *    each with the counters last read (a struct delta_sample, packed in
- *    64 bytes: struct gt_export), the inode of its NID directory (a
+ *    56 bytes: struct gt_export), the inode of its NID directory (a
  *    directory re-created by exports/clear is a new export) and what its
  *    uuid file said, read once; found by client index (gt_target.slot),
  *    and most often at once, as the next one listed (gt_target.cursor);
@@ -87,30 +87,33 @@ struct gt_sums {
 };
 
 /*
- * One export, in 64 bytes: an OSS holds one per client per OST, and they
+ * One export, in 56 bytes: an OSS holds one per client per OST, and they
  * are most of its memory (docs/performance.md).  What its stats file said
  * last time is a struct delta_sample, kept smaller:
  *  - without the counter the target's kind never has (an OST has no
  *    mds_ops, an MDT no oss_ops);
- *  - the total of all samples as its low 32 bits: it is only ever
+ *  - the counts of requests (read_ops, write_ops, oss_ops or mds_ops) and
+ *    the total of all samples as their low 32 bits: each is only ever
  *    compared with the next read's, and moves by far less than 2^31 in
  *    a sweep, so serial-number arithmetic (RFC 1982) gives the same
- *    answers as the whole value;
+ *    answers as the whole value.  Bytes are kept whole: a busy client
+ *    moves more than 2 GiB through one OST in a sweep;
  *  - start_time as a 32-bit tag (gtable_start_tag()): it is only ever
  *    tested for a change.
  * gtable_export_prev() gives it back in that form, which is also the
- * form the state file keeps (version 4).
+ * form the state file keeps (version 5).
  */
-#define GT_PREV_N 5 /* read/write bytes and ops, then oss_ops or mds_ops */
+#define GT_PREV_N 3 /* read and write ops, then oss_ops or mds_ops */
 
 struct gt_export {
-	uint64_t prev_c[GT_PREV_N];
+	uint64_t prev_bytes[2]; /* read, write */
 	uint64_t prev_snap_ns;
-	uint32_t prev_samples;   /* low 32 bits */
-	uint32_t prev_start_tag; /* gtable_start_tag(start_ns) */
-	unsigned client : 24;    /* index into gtable.clients */
-	unsigned cls : 2;        /* enum ltree_peer */
-	unsigned classified : 1; /* cls is known */
+	uint32_t prev_n[GT_PREV_N]; /* low 32 bits */
+	uint32_t prev_samples;      /* low 32 bits */
+	uint32_t prev_start_tag;    /* gtable_start_tag(start_ns) */
+	unsigned client : 24;       /* index into gtable.clients */
+	unsigned cls : 2;           /* enum ltree_peer */
+	unsigned classified : 1;    /* cls is known */
 	/* First seen on a target new to us but not to Lustre (the
 	 * configuration now reads more): a baseline, not a new export. */
 	unsigned base : 1;
@@ -317,7 +320,8 @@ gtable_client_fs(const struct gtable *t, uint32_t client)
 }
 
 /* What e's stats file said when last read (e->have): into ret, with
- * samples as its low 32 bits and start_ns as its tag. */
+ * read_ops, write_ops, oss_ops or mds_ops and samples as their low 32
+ * bits and start_ns as its tag. */
 void gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
     struct delta_sample *ret);
 

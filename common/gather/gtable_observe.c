@@ -15,12 +15,12 @@ void
 gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
     struct delta_sample *ret)
 {
-	ret->c.read_bytes = e->prev_c[0];
-	ret->c.write_bytes = e->prev_c[1];
-	ret->c.read_ops = e->prev_c[2];
-	ret->c.write_ops = e->prev_c[3];
-	ret->c.oss_ops = tg->kind == LH_TARGET_OST ? e->prev_c[4] : 0;
-	ret->c.mds_ops = tg->kind == LH_TARGET_MDT ? e->prev_c[4] : 0;
+	ret->c.read_bytes = e->prev_bytes[0];
+	ret->c.write_bytes = e->prev_bytes[1];
+	ret->c.read_ops = e->prev_n[0];
+	ret->c.write_ops = e->prev_n[1];
+	ret->c.oss_ops = tg->kind == LH_TARGET_OST ? e->prev_n[2] : 0;
+	ret->c.mds_ops = tg->kind == LH_TARGET_MDT ? e->prev_n[2] : 0;
 	ret->samples = e->prev_samples;
 	ret->snap_ns = e->prev_snap_ns;
 	ret->start_ns = e->prev_start_tag;
@@ -50,22 +50,34 @@ went_up32(uint32_t prev32, uint64_t cur, uint64_t *ret_up)
 	return moved < (uint32_t)1 << 31 && moved <= cur;
 }
 
+/* A count kept as its low 32 bits, whole again against cur, its value
+ * now: cur less what it went up by, or UINT64_MAX when it went down, which
+ * delta_compute() takes for the reset it is. */
+static uint64_t
+whole32(uint32_t prev32, uint64_t cur)
+{
+	uint64_t up;
+
+	return went_up32(prev32, cur, &up) ? cur - up : UINT64_MAX;
+}
+
 /*
  * What e's file said last time, whole again for delta_compute() and cur,
- * the read just made: the samples total and start_time that compare with
- * cur's as the whole values did (see struct gt_export).
+ * the read just made: the counts, samples total and start_time that
+ * compare with cur's as the whole values did (see struct gt_export).
  */
 static void
 export_prev_for(const struct gt_target *tg, const struct gt_export *e,
     const struct delta_sample *cur, struct delta_sample *ret)
 {
-	uint64_t up;
-
 	gtable_export_prev(tg, e, ret);
-	/* delta_compute() only asks whether the total went down. */
-	ret->samples = went_up32(e->prev_samples, cur->samples, &up) ?
-	    cur->samples - up :
-	    UINT64_MAX;
+	ret->c.read_ops = whole32(e->prev_n[0], cur->c.read_ops);
+	ret->c.write_ops = whole32(e->prev_n[1], cur->c.write_ops);
+	if (tg->kind == LH_TARGET_OST)
+		ret->c.oss_ops = whole32(e->prev_n[2], cur->c.oss_ops);
+	else
+		ret->c.mds_ops = whole32(e->prev_n[2], cur->c.mds_ops);
+	ret->samples = whole32(e->prev_samples, cur->samples);
 	if (e->prev_start_tag == 0 || cur->start_ns == 0)
 		ret->start_ns = 0; /* unknown: says nothing */
 	else if (gtable_start_tag(cur->start_ns) == e->prev_start_tag)
@@ -79,11 +91,12 @@ static void
 export_set_prev(const struct gt_target *tg, struct gt_export *e,
     const struct delta_sample *s)
 {
-	e->prev_c[0] = s->c.read_bytes;
-	e->prev_c[1] = s->c.write_bytes;
-	e->prev_c[2] = s->c.read_ops;
-	e->prev_c[3] = s->c.write_ops;
-	e->prev_c[4] = tg->kind == LH_TARGET_OST ? s->c.oss_ops : s->c.mds_ops;
+	e->prev_bytes[0] = s->c.read_bytes;
+	e->prev_bytes[1] = s->c.write_bytes;
+	e->prev_n[0] = (uint32_t)s->c.read_ops;
+	e->prev_n[1] = (uint32_t)s->c.write_ops;
+	e->prev_n[2] =
+	    (uint32_t)(tg->kind == LH_TARGET_OST ? s->c.oss_ops : s->c.mds_ops);
 	e->prev_samples = (uint32_t)s->samples;
 	e->prev_snap_ns = s->snap_ns;
 	e->prev_start_tag = gtable_start_tag(s->start_ns);

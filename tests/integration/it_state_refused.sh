@@ -5,7 +5,8 @@
 #  1. a directory where gatherer.state should be (it cannot be read, as
 #     on an I/O error): tried again, then the gatherer exits 1 with one
 #     line and the directory is left as it was (never replaced);
-#  2. a gatherer.state written by a newer lharvestd (format 5, checksum
+#  2. a gatherer.state written by a newer lharvestd (a format one above
+#     this version's, checksum
 #     right): moved aside byte for byte to gatherer.state.bad.<time> with
 #     one line, and the gatherer runs and saves a new state;
 #  3. a damaged relay.state: the relay does not start (its deltas were
@@ -76,13 +77,14 @@ done
 kill -TERM "$gp"
 wait "$gp"
 t_check "a gatherer saved its state" test -s "$tmp/st2/gatherer.state"
-# Format 5, as a newer lharvestd would write: the version bumped and the
-# trailing SHA-256 made right again.
-python3 - "$tmp/st2/gatherer.state" <<-'EOF'
+# The next format, as a newer lharvestd would write: the version bumped
+# and the trailing SHA-256 made right again.
+cur=$(python3 -c 'import struct, sys; print(struct.unpack(">I", open(sys.argv[1], "rb").read()[4:8])[0])' "$tmp/st2/gatherer.state")
+python3 - "$tmp/st2/gatherer.state" "$((cur + 1))" <<-'EOF'
 	import hashlib, struct, sys
 	p = sys.argv[1]
 	b = open(p, "rb").read()[:-32]
-	b = b[:4] + struct.pack(">I", 5) + b[8:]
+	b = b[:4] + struct.pack(">I", int(sys.argv[2])) + b[8:]
 	open(p, "wb").write(b + hashlib.sha256(b).digest())
 EOF
 cp "$tmp/st2/gatherer.state" "$tmp/newer"
@@ -91,7 +93,7 @@ gp=$!
 pids+=("$gp")
 wait_grep "$tmp/g2b.err" 'gatherer oss1: every' 10
 t_check "a newer state file: one line, moved aside" \
-	grep -q 'gatherer.state: written by a newer lharvestd (state format 5, this version reads 2 to 4); moved aside to .*/gatherer.state.bad.[0-9]*, starting afresh' "$tmp/g2b.err"
+	grep -q "gatherer.state: written by a newer lharvestd (state format $((cur + 1)), this version reads 2 to $cur); moved aside to .*/gatherer.state.bad.[0-9]*, starting afresh" "$tmp/g2b.err"
 bads=("$tmp"/st2/gatherer.state.bad.*)
 bad=${bads[0]}
 t_check "... byte for byte" cmp -s "$tmp/newer" "$bad"

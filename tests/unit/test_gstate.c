@@ -641,7 +641,7 @@ END_TEST
 /* Version 2 cannot hold op counts, nor versions 1 and 5 be read. */
 START_TEST(other_versions_refused)
 {
-	static const uint32_t bad[] = {1, 5, 0xffffffffu};
+	static const uint32_t bad[] = {1, 6, 0xffffffffu};
 	struct gtable t, t2;
 	struct outbox ob, ob2;
 	struct lh_err err;
@@ -666,10 +666,10 @@ START_TEST(other_versions_refused)
 		ck_assert_int_eq(gstate_decode(f.data, f.len, &scope, &t2, &ob2,
 		                     &err),
 		    -EBADMSG);
-		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 to 4"));
+		ck_assert_ptr_nonnull(strstr(err.reason, "reads 2 to 5"));
 		/* A downgrade: said as such (the file is set aside). */
 		ck_assert_int_eq(strstr(err.reason, "newer") != NULL,
-		    bad[i] > 4);
+		    bad[i] > 5);
 		gtable_free(&t2);
 		outbox_free(&ob2);
 		wbuf_free(&f);

@@ -457,6 +457,85 @@ START_TEST(packed_samples_and_start)
 }
 END_TEST
 
+/* One sweep k of export 10.1.0.1@o2ib of OST0000 reading s: its record. */
+static struct gt_record
+step_sample(struct gtable *t, uint64_t k, struct delta_sample s)
+{
+	const struct gt_record *r;
+	struct gt_target *a;
+	struct got g;
+
+	gtable_sweep_begin(t, T0 + k * 20 * S, 20 * S);
+	a = target(t, "scratch-OST0000", 10);
+	see(t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT, s);
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(t, collect, &g), 0);
+	r = find(&g, "scratch", "10.1.0.1@o2ib");
+	ck_assert_ptr_nonnull(r);
+	return *r;
+}
+
+/* The counts of requests are kept as their low 32 bits (struct
+ * gt_export), bytes whole: counts and bytes that cross 2^32 between two
+ * sweeps give their deltas, a count that goes down is a reset, and an
+ * export restored from whole values (a version 4 state file) above 2^32
+ * counts on exactly. */
+START_TEST(packed_counts_cross_2_32)
+{
+	const uint64_t two32 = (uint64_t)1 << 32;
+	struct delta_sample s = sample(two32 - 7, 5, two32 - 3, T0);
+	struct gtable t;
+	struct gt_target *a;
+	struct gt_record r;
+
+	gtable_init(&t);
+	s.c.read_ops = two32 - 2;
+	s.c.write_ops = 3 * two32 + 1;
+	(void)step_sample(&t, 0, s);
+	s.snap_ns = T0 + 20 * S;
+	s.c.read_bytes += two32 + 100; /* 4 GiB in a sweep: whole */
+	s.c.read_ops += 9;
+	s.c.write_ops += ((uint64_t)1 << 31) - 1;
+	s.c.oss_ops += 40;
+	s.samples += 40;
+	r = step_sample(&t, 1, s);
+	ck_assert_uint_eq(r.d.read_bytes, two32 + 100);
+	ck_assert_uint_eq(r.d.read_ops, 9);
+	ck_assert_uint_eq(r.d.write_ops, ((uint64_t)1 << 31) - 1);
+	ck_assert_uint_eq(r.d.oss_ops, 40);
+	ck_assert_uint_eq(r.d.write_bytes, 0);
+	/* write_ops down by one, everything else up: a reset. */
+	s.snap_ns = T0 + 40 * S;
+	s.c.read_bytes += 10;
+	s.c.write_ops -= 1;
+	s.c.oss_ops += 1;
+	s.samples += 1;
+	r = step_sample(&t, 2, s);
+	ck_assert_uint_eq(r.d.read_bytes, s.c.read_bytes);
+	ck_assert_uint_eq(r.d.write_ops, s.c.write_ops);
+	gtable_free(&t);
+
+	/* Restored from whole values above 2^32, then read again. */
+	gtable_init(&t);
+	a = gtable_restore_target(&t, "scratch-OST0000", "scratch",
+	    LH_TARGET_OST, 1, 10);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
+	                     LTREE_PEER_CLIENT, true, &s, NULL),
+	    0);
+	gtable_restored(&t, T0 + 40 * S);
+	s.snap_ns = T0 + 60 * S;
+	s.c.write_ops += 77;
+	s.c.oss_ops += 78;
+	s.samples += 78;
+	r = step_sample(&t, 3, s);
+	ck_assert_uint_eq(r.d.write_ops, 77);
+	ck_assert_uint_eq(r.d.oss_ops, 78);
+	ck_assert_uint_eq(r.d.read_bytes, 0);
+	gtable_free(&t);
+}
+END_TEST
+
 START_TEST(many_clients_churn)
 {
 	struct gtable t;
@@ -987,6 +1066,7 @@ main(void)
 	tcase_add_test(tc, partial_listing_and_target_gone);
 	tcase_add_test(tc, reset_counts_new_value);
 	tcase_add_test(tc, packed_samples_and_start);
+	tcase_add_test(tc, packed_counts_cross_2_32);
 	tcase_add_test(tc, many_clients_churn);
 	tcase_add_test(tc, restore_then_sweep);
 	tcase_add_test(tc, new_targets_after_restart);
