@@ -393,19 +393,38 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 }
 
 bool
-gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur)
+gtable_needs_uuid(struct gt_export *e, const struct delta_sample *cur)
 {
 	if (!e->classified)
 		return true;
 	/* An idle client's directory costs nothing while it stays still;
-	 * when it moves, make sure it is still not a server peer. */
-	return e->cls == LTREE_PEER_STALE && e->have &&
-	    (uint32_t)cur->samples != e->prev_samples;
+	 * when it moves, make sure it is still not a server peer.  A
+	 * server's connection to its peers never goes idle, so one that
+	 * moved and still read stale is a client: it waits longer. */
+	if (e->cls != LTREE_PEER_STALE || !e->have ||
+	    (uint32_t)cur->samples == e->prev_samples)
+		return false;
+	if (e->uuid_skip > 0) {
+		e->uuid_skip--;
+		return false;
+	}
+	return true;
 }
 
 void
 gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 {
+	/* Read again while stale and moving: wait 1, 2, 4, then 8 moving
+	 * reads before the next look. */
+	if (e->classified && e->cls == LTREE_PEER_STALE &&
+	    cls == LTREE_PEER_STALE) {
+		e->uuid_skip = (uint8_t)(1u << e->uuid_level);
+		if (e->uuid_level < 3)
+			e->uuid_level++;
+	} else if (cls != LTREE_PEER_STALE) {
+		e->uuid_skip = 0;
+		e->uuid_level = 0;
+	}
 	if (!e->classified || e->cls != ((unsigned)cls & 3u))
 		e->changed = 1;
 	e->cls = (unsigned)cls & 3u;

@@ -128,6 +128,12 @@ struct gt_export {
 	/* The NID directory's inode (low 32 bits: procfs and debugfs number
 	 * them in 32 bits), 0 if unknown. */
 	uint32_t ino;
+	/* A stale export that moves has its uuid read again
+	 * (gtable_needs_uuid()); each time that still finds it stale, the
+	 * next 1, 2, 4, then 8 moving reads do not look (uuid_skip left to
+	 * wait, uuid_level how many times it was found so). */
+	uint8_t uuid_skip;
+	uint8_t uuid_level;
 };
 
 struct gt_target {
@@ -255,10 +261,12 @@ struct gt_export *gtable_export(struct gtable *t, struct gt_target *tg,
     const char *nid, uint64_t ino, int *rc);
 
 /* Whether the caller should read the export's uuid file before
- * gtable_observe(): on first sight, and for a stale export (empty uuid)
- * whose counters move. */
-bool
-gtable_needs_uuid(const struct gt_export *e, const struct delta_sample *cur);
+ * gtable_observe(), asked once per read: on first sight, and for a stale
+ * export (empty uuid) whose counters move.  A stale export that keeps
+ * moving, a client that reconnects and goes idle again between two
+ * sweeps, is looked at less often while its uuid keeps saying stale
+ * (struct gt_export): this call counts those reads down. */
+bool gtable_needs_uuid(struct gt_export *e, const struct delta_sample *cur);
 
 /* What the uuid file said.  A server peer marks its (fs, NID) as a peer
  * on every target: never reported. */

@@ -238,6 +238,58 @@ START_TEST(stale_export_rechecked_when_it_moves)
 }
 END_TEST
 
+/* A stale export that keeps moving while its uuid keeps saying stale (a
+ * client that reconnects and idles out again between sweeps) is looked
+ * at on its 1st, 3rd, 6th, 11th, 20th, 29th... moving read; reads where
+ * it does not move do not count; a look that finds a client ends it. */
+START_TEST(stale_export_moving_backs_off)
+{
+	static const unsigned want[] = {1, 3, 6, 11, 20, 29};
+	struct gtable t;
+	struct gt_target *a;
+	struct gt_export *e;
+	struct delta_sample s = sample(10, 0, 3, T0);
+	unsigned k, n = 0;
+	int rc;
+
+	gtable_init(&t);
+	gtable_sweep_begin(&t, T0, 20 * S);
+	a = target(&t, "scratch-OST0000", 10);
+	e = gtable_export(&t, a, "10.1.0.7@o2ib", 3, &rc);
+	ck_assert(gtable_needs_uuid(e, &s));
+	gtable_classify(&t, e, LTREE_PEER_STALE);
+	gtable_observe(&t, a, e, &s, NULL);
+	for (k = 1; k <= 30; k++) {
+		/* Still between two moving reads: no look, no count. */
+		ck_assert(!gtable_needs_uuid(e, &s));
+		s.samples++;
+		if (gtable_needs_uuid(e, &s)) {
+			ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+			ck_assert_uint_eq(k, want[n]);
+			n++;
+			gtable_classify(&t, e, LTREE_PEER_STALE);
+		}
+		gtable_observe(&t, a, e, &s, NULL);
+	}
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	/* The 30th waited one of its 8: 7 more, then a look finds a
+	 * client, and that is final. */
+	for (k = 0; k < 7; k++) {
+		s.samples++;
+		ck_assert(!gtable_needs_uuid(e, &s));
+		gtable_observe(&t, a, e, &s, NULL);
+	}
+	s.samples++;
+	ck_assert(gtable_needs_uuid(e, &s));
+	gtable_classify(&t, e, LTREE_PEER_CLIENT);
+	gtable_observe(&t, a, e, &s, NULL);
+	s.samples++;
+	ck_assert(!gtable_needs_uuid(e, &s));
+	ck_assert_uint_eq(e->uuid_skip, 0);
+	gtable_free(&t);
+}
+END_TEST
+
 /* An export not listed is forgotten; when it comes back its whole value
  * counts (it was created from zero since the previous sweep), over the
  * time since that sweep. */
@@ -1060,6 +1112,7 @@ main(void)
 	tcase_add_test(tc, exact_rates_over_targets);
 	tcase_add_test(tc, peers_never_reported);
 	tcase_add_test(tc, stale_export_rechecked_when_it_moves);
+	tcase_add_test(tc, stale_export_moving_backs_off);
 	tcase_add_test(tc, export_gone_and_back);
 	tcase_add_test(tc, recreated_directory_is_new);
 	tcase_add_test(tc, recreated_target_is_new);
