@@ -81,6 +81,12 @@ wbuf_put(struct wbuf *w, const void *p, size_t n)
 int
 wbuf_put_u8(struct wbuf *w, uint8_t v)
 {
+	/* Room already there (cap never exceeds max): no call, no copy.
+	 * Encoders write millions of these a sweep. */
+	if (!w->failed && w->len < w->cap) {
+		w->data[w->len++] = v;
+		return 0;
+	}
 	return wbuf_put(w, &v, 1);
 }
 
@@ -119,6 +125,20 @@ wbuf_put_varint(struct wbuf *w, uint64_t v)
 {
 	uint8_t b[10];
 	size_t n = 0;
+
+	/* Room for the longest already there: written in place, as
+	 * wbuf_put_u8() does. */
+	if (!w->failed && w->cap - w->len >= sizeof(b)) {
+		uint8_t *p = w->data + w->len;
+
+		while (v >= 0x80) {
+			p[n++] = (uint8_t)(v | 0x80);
+			v >>= 7;
+		}
+		p[n++] = (uint8_t)v;
+		w->len += n;
+		return 0;
+	}
 
 	do {
 		b[n] = (uint8_t)(v & 0x7f);
