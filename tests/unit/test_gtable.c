@@ -212,21 +212,33 @@ START_TEST(peers_never_reported)
 }
 END_TEST
 
+/* A first sweep (t initialised here) that finds export 10.1.0.7@o2ib of
+ * OST0000 stale, read as s: its target into *ret_tg. */
+static struct gt_export *
+stale_export(struct gtable *t, const struct delta_sample *s,
+    struct gt_target **ret_tg)
+{
+	struct gt_export *e;
+	int rc;
+
+	gtable_init(t);
+	gtable_sweep_begin(t, T0, 20 * S);
+	*ret_tg = target(t, "scratch-OST0000", 10);
+	e = gtable_export(t, *ret_tg, "10.1.0.7@o2ib", 3, &rc);
+	ck_assert_ptr_nonnull(e);
+	ck_assert(gtable_needs_uuid(e, s));
+	gtable_classify(t, e, LTREE_PEER_STALE);
+	gtable_observe(t, *ret_tg, e, s, NULL);
+	return e;
+}
+
 START_TEST(stale_export_rechecked_when_it_moves)
 {
 	struct gtable t;
 	struct gt_target *a;
-	struct gt_export *e;
 	struct delta_sample s = sample(10, 0, 3, T0);
-	int rc;
+	struct gt_export *e = stale_export(&t, &s, &a);
 
-	gtable_init(&t);
-	gtable_sweep_begin(&t, T0, 20 * S);
-	a = target(&t, "scratch-OST0000", 10);
-	e = gtable_export(&t, a, "10.1.0.7@o2ib", 3, &rc);
-	ck_assert(gtable_needs_uuid(e, &s));
-	gtable_classify(&t, e, LTREE_PEER_STALE);
-	gtable_observe(&t, a, e, &s, NULL);
 	ck_assert(!gtable_needs_uuid(e, &s)); /* still: no uuid read */
 	s.samples++;
 	ck_assert(gtable_needs_uuid(e, &s)); /* it moves: look again */
@@ -247,18 +259,10 @@ START_TEST(stale_export_moving_backs_off)
 	static const unsigned want[] = {1, 3, 6, 11, 20, 29};
 	struct gtable t;
 	struct gt_target *a;
-	struct gt_export *e;
 	struct delta_sample s = sample(10, 0, 3, T0);
+	struct gt_export *e = stale_export(&t, &s, &a);
 	unsigned k, n = 0;
-	int rc;
 
-	gtable_init(&t);
-	gtable_sweep_begin(&t, T0, 20 * S);
-	a = target(&t, "scratch-OST0000", 10);
-	e = gtable_export(&t, a, "10.1.0.7@o2ib", 3, &rc);
-	ck_assert(gtable_needs_uuid(e, &s));
-	gtable_classify(&t, e, LTREE_PEER_STALE);
-	gtable_observe(&t, a, e, &s, NULL);
 	for (k = 1; k <= 30; k++) {
 		/* Still between two moving reads: no look, no count. */
 		ck_assert(!gtable_needs_uuid(e, &s));
