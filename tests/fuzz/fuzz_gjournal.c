@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fuzz_gstate_use.h"
 #include "gstate.h"
 #include "gstate_int.h"
 #include "gstate_journal.h"
@@ -135,27 +136,9 @@ load_too(const struct wbuf *w, int want_rc, const struct lh_err *want_err,
 	outbox_init(&ob, 0);
 	lh_err_clear(&err);
 	rc = gstate_journal_load(base, journal, &scope, &t, &ob, &ji, &err);
-	if (rc != want_rc || strcmp(err.reason, want_err->reason) != 0)
-		abort();
-	if (rc == 0 &&
-	    (t.ntargets != want_t->ntargets ||
-	        gtable_nexports(&t) != gtable_nexports(want_t) ||
-	        t.nclients != want_t->nclients ||
-	        ob.pending.n != want_ob->pending.n ||
-	        ob.have_inflight != want_ob->have_inflight ||
-	        ob.last_batch != want_ob->last_batch))
-		abort();
+	fuzz_gstate_same(rc, &err, &t, &ob, want_rc, want_err, want_t, want_ob);
 	gtable_free(&t);
 	outbox_free(&ob);
-}
-
-static int
-emit(void *arg, const struct gt_record *r)
-{
-	(void)arg;
-	if (r->fs[0] == '\0' || r->nid[0] == '\0')
-		abort();
-	return 0;
 }
 
 int
@@ -165,8 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gtable t;
 	struct outbox ob;
 	struct lh_err err;
-	struct wbuf w, sw;
-	uint64_t batch, sweep;
+	struct wbuf w;
 	int rc;
 
 	scratch_init();
@@ -179,20 +161,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lh_err_clear(&err);
 	rc = gstate_journal_decode(w.data, w.len, base_sum, &t, &ob, &ji, &err);
 	load_too(&w, rc, &err, &t, &ob);
-	if (rc == 0) {
-		/* Usable: one sweep that lists nothing, and a resend. */
-		gtable_sweep_begin(&t, t.last_sweep_ns + 1000000000u,
-		    20000000000u);
-		if (gtable_sweep_end(&t, emit, NULL) != 0 || t.nclients != 0)
-			abort();
-		wbuf_init(&sw, 0);
-		if (ob.have_inflight &&
-		    outbox_next(&ob, &sw, true, &batch, &sweep) != 0)
-			abort();
-		wbuf_free(&sw);
-	} else if (err.reason[0] == '\0') {
-		abort(); /* every refusal says why */
-	}
+	fuzz_gstate_use(&t, &ob, rc, &err);
 	gtable_free(&t);
 	outbox_free(&ob);
 	wbuf_free(&w);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fuzz_gstate_use.h"
 #include "gstate.h"
 #include "gtable.h"
 #include "hmac.h"
@@ -21,15 +22,6 @@
 #include "wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int
-emit(void *arg, const struct gt_record *r)
-{
-	(void)arg;
-	if (r->fs[0] == '\0' || r->nid[0] == '\0')
-		abort();
-	return 0;
-}
 
 static char scratch[64];
 
@@ -77,16 +69,7 @@ load_too(const uint8_t *buf, size_t n, int want_rc,
 	outbox_init(&ob, 0);
 	lh_err_clear(&err);
 	rc = gstate_load(path, &scope, &t, &ob, &err);
-	if (rc != want_rc || strcmp(err.reason, want_err->reason) != 0)
-		abort();
-	if (rc == 0 &&
-	    (t.ntargets != want_t->ntargets ||
-	        gtable_nexports(&t) != gtable_nexports(want_t) ||
-	        t.nclients != want_t->nclients ||
-	        ob.pending.n != want_ob->pending.n ||
-	        ob.have_inflight != want_ob->have_inflight ||
-	        ob.last_batch != want_ob->last_batch))
-		abort();
+	fuzz_gstate_same(rc, &err, &t, &ob, want_rc, want_err, want_t, want_ob);
 	gtable_free(&t);
 	outbox_free(&ob);
 }
@@ -98,8 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gtable t;
 	struct outbox ob;
 	struct lh_err err;
-	struct wbuf w;
-	uint64_t batch, sweep, scope;
+	uint64_t scope;
 	int rc;
 
 	if (buf == NULL)
@@ -112,20 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lh_err_clear(&err);
 	rc = gstate_decode(buf, size + SHA256_LEN, &scope, &t, &ob, &err);
 	load_too(buf, size + SHA256_LEN, rc, &err, &t, &ob);
-	if (rc == 0) {
-		/* Usable: one sweep that lists nothing, and a resend. */
-		gtable_sweep_begin(&t, t.last_sweep_ns + 1000000000u,
-		    20000000000u);
-		if (gtable_sweep_end(&t, emit, NULL) != 0 || t.nclients != 0)
-			abort();
-		wbuf_init(&w, 0);
-		if (ob.have_inflight &&
-		    outbox_next(&ob, &w, true, &batch, &sweep) != 0)
-			abort();
-		wbuf_free(&w);
-	} else if (err.reason[0] == '\0') {
-		abort(); /* every refusal says why */
-	}
+	fuzz_gstate_use(&t, &ob, rc, &err);
 	gtable_free(&t);
 	outbox_free(&ob);
 	free(buf);
