@@ -20,66 +20,17 @@ src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 sim=(python3 "$src/tests/sim/lustresim.py")
 checker=(python3 "$src/tests/integration/gatherer_check.py")
 R=$tmp/sim
+. "$(dirname "$0")/gstatelib.sh"
 
 make_keys "$tmp/keys" "it-gatherer-state-key-0123456789"
 "${sim[@]}" tree --root "$R" --version 2.15 --servers 1 --clients 8 \
 	>/dev/null || { echo "simulator failed"; exit 1; }
 start_dump d1 -k "$tmp/keys" --state "$tmp/dstate"
 
-conf() { # conf NAME: a gatherer configuration for server NAME
-	cat >"$tmp/$1.conf" <<EOF
-role = "gatherer"
-interval = 1
-lustre_root = "$R/$1"
-server = "$dump_addr"
-secret_file = "$tmp/keys"
-state_dir = "$tmp/st-$1"
-name = "$1"
-EOF
-}
-
-declare -A gp=() # NAME -> the pid of its gatherer
-start_g() { # start_g NAME: a gatherer in the foreground, in the background
-	"$bin" -d -f "$tmp/$1.conf" 2>>"$tmp/g-$1.err" &
-	gp[$1]=$!
-	pids+=($!)
-}
-
-# most FIELD NAME: the highest FIELD (sweep, batch) of what NAME delivered
-# so far, 0 if nothing.
-most() {
-	python3 - "$1" "$2" "$tmp"/d*.out <<'EOF'
-import json, sys
-field, sender, best = sys.argv[1], sys.argv[2], 0
-for f in sys.argv[3:]:
-    for line in open(f):
-        if line.endswith("\n"):
-            r = json.loads(line)
-            if r["sender"] == sender:
-                best = max(best, r[field])
-print(best)
-EOF
-}
-max_sweep() { most sweep "$1"; }
-max_batch() { most batch "$1"; }
-
-# wait_sweep NAME...: until each has delivered a sweep that started after
-# now (at most 20 s).
-wait_sweep() {
-	local want=$(($(date +%s) + 1)) n i
-	for n in "$@"; do
-		for ((i = 0; i < 200; i++)); do
-			[ "$(max_sweep "$n")" -ge "$want" ] && break
-			sleep 0.1
-		done
-		[ "$(max_sweep "$n")" -ge "$want" ] || return 1
-	done
-}
-
 step() { "${sim[@]}" run --root "$R" --steps 1 >/dev/null; }
 
-conf oss1
-conf mds1
+gatherer_conf oss1
+gatherer_conf mds1
 start_g oss1
 start_g mds1
 if ! wait_sweep oss1 mds1; then
@@ -116,22 +67,7 @@ mv "$tmp/journal-oss1" "$tmp/st-oss1/gatherer.journal"
 start_g oss1
 step
 wait_sweep oss1 mds1
-# Until the totals are exact (the resent batches and the last one all
-# delivered), at most 20 s; judged on the last try.
-exact() {
-	"${checker[@]}" --baseline "$tmp/baseline.json" \
-		--final "$R/truth-latest.json" --dump "$tmp/d1.out" >"$tmp/check1" 2>&1
-}
-for ((i = 0; i < 100; i++)); do
-	exact && break
-	sleep 0.2
-done
-if exact; then
-	t_pass "after the restart from the older state every total is exact"
-else
-	t_fail "after the restart from the older state every total is exact" \
-		"$(head -30 "$tmp/check1")"
-fi
+totals_exact "after the restart from the older state every total is exact"
 
 # 2. A damaged state file.
 before=$(max_batch oss1)

@@ -22,6 +22,7 @@ src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 sim=(python3 "$src/tests/sim/lustresim.py")
 checker=(python3 "$src/tests/integration/gatherer_check.py")
 R=$tmp/sim
+. "$(dirname "$0")/gstatelib.sh"
 seed=${LH_JOURNAL_SEED:-$RANDOM}
 RANDOM=$seed
 echo "# seed $seed (LH_JOURNAL_SEED)"
@@ -31,52 +32,14 @@ make_keys "$tmp/keys" "it-state-journal-key-0123456789ab"
 	>/dev/null || { echo "simulator failed"; exit 1; }
 start_dump d1 -k "$tmp/keys" --state "$tmp/dstate"
 for n in oss1 mds1; do
-	cat >"$tmp/$n.conf" <<EOF
-role = "gatherer"
-interval = 1
-lustre_root = "$R/$n"
-server = "$dump_addr"
-secret_file = "$tmp/keys"
-state_dir = "$tmp/st-$n"
-name = "$n"
-EOF
+	gatherer_conf $n
 done
-
-declare -A gp=() # NAME -> the pid of its gatherer
-start_g() {
-	"$bin" -d -v -f "$tmp/$1.conf" 2>>"$tmp/g-$1.err" &
-	gp[$1]=$!
-	pids+=($!)
-}
-
-# The lowest of the highest sweeps each gatherer delivered so far.
-max_sweep() {
-	python3 - "$tmp/d1.out" <<'EOF'
-import json, sys
-best = {"oss1": 0, "mds1": 0}
-for line in open(sys.argv[1]):
-    if line.endswith("\n"):
-        r = json.loads(line)
-        best[r["sender"]] = max(best.get(r["sender"], 0), r["sweep"])
-print(min(best.values()))
-EOF
-}
-
-# Until both delivered a sweep that started after now (at most 20 s).
-wait_sweep() {
-	local want=$(($(date +%s) + 1)) i
-	for ((i = 0; i < 200; i++)); do
-		[ "$(max_sweep)" -ge "$want" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 saves() { cat "$tmp"/g-*.err | grep -c 'lharvestd: state: [0-9]* bytes appended'; }
 
-start_g oss1
-start_g mds1
-if ! wait_sweep; then
+start_g oss1 -v
+start_g mds1 -v
+if ! wait_sweep oss1 mds1; then
 	t_fail "the gatherers delivered their baseline" "$(tail -5 "$tmp"/g-*.err)"
 	t_summary
 	exit 1
@@ -103,29 +66,16 @@ for ((k = 1; k <= 10; k++)); do
 		kill -KILL "${gp[$n]}"
 		wait "${gp[$n]}" 2>/dev/null
 	fi
-	start_g $n
+	start_g $n -v
 done
-wait_sweep
+wait_sweep oss1 mds1
 # The simulator's last step, then a sweep that read it.
 kill -TERM "$simpid"
 wait "$simpid" 2>/dev/null
-wait_sweep
-wait_sweep
+wait_sweep oss1 mds1
+wait_sweep oss1 mds1
 
-exact() {
-	"${checker[@]}" --baseline "$tmp/baseline.json" \
-		--final "$R/truth-latest.json" --dump "$tmp/d1.out" >"$tmp/check" 2>&1
-}
-for ((i = 0; i < 100; i++)); do
-	exact && break
-	sleep 0.2
-done
-if exact; then
-	t_pass "after eight SIGKILLs and two clean stops every total is the simulator's, exactly"
-else
-	t_fail "after eight SIGKILLs and two clean stops every total is the simulator's, exactly" \
-		"$(head -30 "$tmp/check")"
-fi
+totals_exact "after eight SIGKILLs and two clean stops every total is the simulator's, exactly"
 t_check "records were appended to the journal" test "$(saves)" -ge 20
 t_check "the journal was replayed at a restart" \
 	grep -q 'state restored: .* ([1-9][0-9]* journal records)' "$tmp"/g-*.err

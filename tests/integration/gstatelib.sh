@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# What the gatherer-state tests share (it_gatherer_state.sh,
+# it_state_journal.sh): gatherers of a simulated tree ($R) into one
+# lharvest-dump (d1, started by the test), and the simulator's truth as the
+# judge.  Source after dumplib.sh, with sim, checker and R set.
+
+declare -A gp=() # NAME -> the pid of its gatherer
+
+gatherer_conf() { # gatherer_conf NAME: a configuration for server NAME
+	cat >"$tmp/$1.conf" <<EOC
+role = "gatherer"
+interval = 1
+lustre_root = "$R/$1"
+server = "$dump_addr"
+secret_file = "$tmp/keys"
+state_dir = "$tmp/st-$1"
+name = "$1"
+EOC
+}
+
+start_g() { # start_g NAME [FLAG...]: a gatherer in the foreground, in the background
+	local n=$1
+	shift
+	"$bin" -d "$@" -f "$tmp/$n.conf" 2>>"$tmp/g-$n.err" &
+	gp[$n]=$!
+	pids+=($!)
+}
+
+# most FIELD NAME: the highest FIELD (sweep, batch) of what NAME delivered
+# so far, 0 if nothing.
+most() {
+	python3 - "$1" "$2" "$tmp"/d*.out <<'EOP'
+import json, sys
+field, sender, best = sys.argv[1], sys.argv[2], 0
+for f in sys.argv[3:]:
+    for line in open(f):
+        if line.endswith("\n"):
+            r = json.loads(line)
+            if r["sender"] == sender:
+                best = max(best, r[field])
+print(best)
+EOP
+}
+max_sweep() { most sweep "$1"; }
+max_batch() { most batch "$1"; }
+
+# wait_sweep NAME...: until each has delivered a sweep that started after
+# now (at most 20 s).
+wait_sweep() {
+	local want=$(($(date +%s) + 1)) n i
+	for n in "$@"; do
+		for ((i = 0; i < 200; i++)); do
+			[ "$(max_sweep "$n")" -ge "$want" ] && break
+			sleep 0.1
+		done
+		[ "$(max_sweep "$n")" -ge "$want" ] || return 1
+	done
+}
+
+# totals_exact NAME: every total of d1's dump is the simulator's since
+# $tmp/baseline.json, waited for (until the resent and last batches are
+# delivered, at most 20 s) and judged on the last try; a test named NAME.
+totals_exact() {
+	local i ok=1
+	for ((i = 0; i < 100; i++)); do
+		if "${checker[@]}" --baseline "$tmp/baseline.json" \
+			--final "$R/truth-latest.json" --dump "$tmp/d1.out" \
+			>"$tmp/check" 2>&1; then
+			ok=0
+			break
+		fi
+		sleep 0.2
+	done
+	if [ "$ok" = 0 ]; then
+		t_pass "$1"
+	else
+		t_fail "$1" "$(head -30 "$tmp/check")"
+	fi
+}
