@@ -365,6 +365,30 @@ seed_exports(struct gtable *t, struct gt_target *tg, unsigned k, unsigned i)
 /* A gatherer state file (without its trailing SHA-256, which
  * fuzz_gstate.c appends): two targets, a peer, a stale export, the MDT's
  * op counts, a batch in flight and a pending one, both with op sums. */
+
+/* Sweep k of a table of scratch-OST0000 and scratch-MDT0000 (t, ob) whose
+ * exports read as in sweep reads (seed_exports()), into ob, sealed. */
+static void
+seed_sweep(struct gtable *t, struct outbox *ob, unsigned k, unsigned reads)
+{
+	unsigned i;
+
+	gtable_sweep_begin(t, (1718000000ull + k * 20) * 1000000000ull,
+	    20000000000ull);
+	for (i = 0; i < 2; i++) {
+		struct gt_target *tg = gtable_target(t,
+		    i == 0 ? "scratch-OST0000" : "scratch-MDT0000", "scratch",
+		    i == 0 ? LH_TARGET_OST : LH_TARGET_MDT, 2049, 100 + i);
+
+		if (tg == NULL)
+			die("gtable_target");
+		gtable_target_listed(tg);
+		seed_exports(t, tg, reads, i);
+	}
+	if (gtable_sweep_end(t, seed_emit, ob) != 0)
+		die("gtable_sweep_end");
+	outbox_seal(ob);
+}
 static void
 make_gstate(void)
 {
@@ -373,7 +397,7 @@ make_gstate(void)
 	struct outbox ob;
 	struct wbuf w;
 	uint64_t batch, sweep;
-	unsigned k, i;
+	unsigned k;
 	FILE *f;
 	uint8_t buf[65536];
 	size_t len;
@@ -381,22 +405,7 @@ make_gstate(void)
 	gtable_init(&t);
 	outbox_init(&ob, 7);
 	for (k = 0; k < 2; k++) {
-		gtable_sweep_begin(&t, (1718000000ull + k * 20) * 1000000000ull,
-		    20000000000ull);
-		for (i = 0; i < 2; i++) {
-			struct gt_target *tg = gtable_target(&t,
-			    i == 0 ? "scratch-OST0000" : "scratch-MDT0000",
-			    "scratch", i == 0 ? LH_TARGET_OST : LH_TARGET_MDT,
-			    2049, 100 + i);
-
-			if (tg == NULL)
-				die("gtable_target");
-			gtable_target_listed(tg);
-			seed_exports(&t, tg, k, i);
-		}
-		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
-			die("gtable_sweep_end");
-		outbox_seal(&ob);
+		seed_sweep(&t, &ob, k, k);
 		wbuf_init(&w, 0);
 		(void)outbox_next(&ob, &w, true, &batch, &sweep);
 		wbuf_free(&w);
@@ -462,7 +471,7 @@ make_gjournal(void)
 	struct gstate_journal gj;
 	struct gtable t;
 	struct outbox ob;
-	unsigned k, i;
+	unsigned k;
 
 	if (mkdtemp(dir) == NULL)
 		die("mkdtemp");
@@ -474,23 +483,8 @@ make_gjournal(void)
 	outbox_init(&ob, 7);
 	/* Two records: a third would outgrow this small base. */
 	for (k = 0; k < 3; k++) {
-		gtable_sweep_begin(&t, (1718000000ull + k * 20) * 1000000000ull,
-		    20000000000ull);
-		for (i = 0; i < 2; i++) {
-			struct gt_target *tg = gtable_target(&t,
-			    i == 0 ? "scratch-OST0000" : "scratch-MDT0000",
-			    "scratch", i == 0 ? LH_TARGET_OST : LH_TARGET_MDT,
-			    2049, 100 + i);
-
-			if (tg == NULL)
-				die("gtable_target");
-			gtable_target_listed(tg);
-			/* Sweep 2 reads the same counters again: idle. */
-			seed_exports(&t, tg, k == 2 ? 1 : k, i);
-		}
-		if (gtable_sweep_end(&t, seed_emit, &ob) != 0)
-			die("gtable_sweep_end");
-		outbox_seal(&ob);
+		/* Sweep 2 reads the same counters again: idle. */
+		seed_sweep(&t, &ob, k, k == 2 ? 1 : k);
 		if (gstate_journal_save(&gj, 1, &t, &ob, false, NULL) != 0)
 			die("gstate_journal_save");
 		if (k == 1)
