@@ -455,8 +455,24 @@ START_TEST(reset_counts_new_value)
 }
 END_TEST
 
-/* Many clients over several targets, some leaving: the indexes stay
- * right through growth and compaction. */
+/* One sweep k of export 10.1.0.1@o2ib of OST0000 reading s: its record. */
+static struct gt_record
+step_sample(struct gtable *t, uint64_t k, struct delta_sample s)
+{
+	const struct gt_record *r;
+	struct gt_target *a;
+	struct got g;
+
+	gtable_sweep_begin(t, T0 + k * 20 * S, 20 * S);
+	a = target(t, "scratch-OST0000", 10);
+	see(t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT, s);
+	memset(&g, 0, sizeof(g));
+	ck_assert_int_eq(gtable_sweep_end(t, collect, &g), 0);
+	r = find(&g, "scratch", "10.1.0.1@o2ib");
+	ck_assert_ptr_nonnull(r);
+	return *r;
+}
+
 /* What an export keeps of the samples total (its low 32 bits) and of
  * start_time (a tag) decides as the whole values did: a total that
  * crosses 2^32 is no reset; one that goes down, or a start_time that
@@ -466,22 +482,11 @@ step_read_bytes(struct gtable *t, uint64_t k, uint64_t rb, uint64_t samples,
     uint64_t start_ns)
 {
 	struct delta_sample s = sample(rb, 0, 1, T0 + k * 20 * S);
-	const struct gt_record *r;
-	struct gt_target *a;
-	struct got g;
 
 	s.samples = samples;
 	s.start_ns = start_ns;
-	gtable_sweep_begin(t, T0 + k * 20 * S, 20 * S);
-	a = target(t, "scratch-OST0000", 10);
-	see(t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT, s);
-	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gtable_sweep_end(t, collect, &g), 0);
-	r = find(&g, "scratch", "10.1.0.1@o2ib");
-	ck_assert_ptr_nonnull(r);
-	return r != NULL ? r->d.read_bytes : 0;
+	return step_sample(t, k, s).d.read_bytes;
 }
-
 START_TEST(packed_samples_and_start)
 {
 	const uint64_t two32 = (uint64_t)1 << 32, start = T0 - 3600 * S;
@@ -512,24 +517,6 @@ START_TEST(packed_samples_and_start)
 	gtable_free(&t);
 }
 END_TEST
-
-/* One sweep k of export 10.1.0.1@o2ib of OST0000 reading s: its record. */
-static struct gt_record
-step_sample(struct gtable *t, uint64_t k, struct delta_sample s)
-{
-	const struct gt_record *r;
-	struct gt_target *a;
-	struct got g;
-
-	gtable_sweep_begin(t, T0 + k * 20 * S, 20 * S);
-	a = target(t, "scratch-OST0000", 10);
-	see(t, a, "10.1.0.1@o2ib", 100, LTREE_PEER_CLIENT, s);
-	memset(&g, 0, sizeof(g));
-	ck_assert_int_eq(gtable_sweep_end(t, collect, &g), 0);
-	r = find(&g, "scratch", "10.1.0.1@o2ib");
-	ck_assert_ptr_nonnull(r);
-	return *r;
-}
 
 /* The counts of requests are kept as their low 32 bits (struct
  * gt_export), bytes whole: counts and bytes that cross 2^32 between two
@@ -592,6 +579,8 @@ START_TEST(packed_counts_cross_2_32)
 }
 END_TEST
 
+/* Many clients over several targets, some leaving: the indexes stay
+ * right through growth and compaction. */
 START_TEST(many_clients_churn)
 {
 	struct gtable t;
