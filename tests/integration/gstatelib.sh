@@ -2,8 +2,12 @@
 # What the gatherer-state tests share (it_gatherer_state.sh,
 # it_state_journal.sh): gatherers of a simulated tree ($R) into one
 # lharvest-dump (d1, started by the test), and the simulator's truth as the
-# judge.  Source after dumplib.sh, with sim, checker and R set.
+# judge.  Source after dumplib.sh.
 
+src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
+sim=(python3 "$src/tests/sim/lustresim.py")
+checker=(python3 "$src/tests/integration/gatherer_check.py")
+R=$tmp/sim
 declare -A gp=() # NAME -> the pid of its gatherer
 
 gatherer_conf() { # gatherer_conf NAME: a configuration for server NAME

@@ -16,10 +16,6 @@
 set -uo pipefail
 bin=$1
 . "$(dirname "$0")/dumplib.sh"
-src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
-sim=(python3 "$src/tests/sim/lustresim.py")
-checker=(python3 "$src/tests/integration/gatherer_check.py")
-R=$tmp/sim
 . "$(dirname "$0")/gstatelib.sh"
 
 make_keys "$tmp/keys" "it-gatherer-state-key-0123456789"

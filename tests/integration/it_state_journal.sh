@@ -18,10 +18,6 @@
 set -uo pipefail
 bin=$1
 . "$(dirname "$0")/dumplib.sh"
-src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
-sim=(python3 "$src/tests/sim/lustresim.py")
-checker=(python3 "$src/tests/integration/gatherer_check.py")
-R=$tmp/sim
 . "$(dirname "$0")/gstatelib.sh"
 seed=${LH_JOURNAL_SEED:-$RANDOM}
 RANDOM=$seed
