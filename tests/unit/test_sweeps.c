@@ -23,22 +23,35 @@ struct rec {
 	uint64_t span_us, rb_span_us; /* rb_span_us 0: the record's span */
 };
 
-/* Encode a one-filesystem SWEEP. */
+/* Encode a SWEEP of batch over filesystems "scratch" and, with nfs 2,
+ * "home", sweep T0 over 20 s, of the records mr, into w (initialised). */
 static void
-make(struct wbuf *w, uint64_t batch, const struct rec *r, size_t n)
+encode_recs(struct wbuf *w, uint64_t batch, unsigned nfs,
+    const struct msg_rec *mr, size_t n)
 {
 	static const struct msg_sweep zero;
 	struct msg_sweep h = zero;
-	struct msg_rec mr[16];
-	size_t i;
 
-	ck_assert_uint_le(n, 16);
 	h.batch = batch;
 	h.first_sweep = T0;
 	h.start_ns = T0 * S;
 	h.span_us = 20000000;
-	h.nfs = 1;
+	h.nfs = nfs;
 	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
+	if (nfs > 1)
+		(void)snprintf(h.fs[1], sizeof(h.fs[1]), "home");
+	wbuf_init(w, 0);
+	ck_assert_int_eq(msg_sweep_encode(w, &h, mr, n), 0);
+}
+
+/* Encode a one-filesystem SWEEP. */
+static void
+make(struct wbuf *w, uint64_t batch, const struct rec *r, size_t n)
+{
+	struct msg_rec mr[16];
+	size_t i;
+
+	ck_assert_uint_le(n, 16);
 	memset(mr, 0, sizeof(mr));
 	for (i = 0; i < n; i++) {
 		mr[i].fs = 0;
@@ -48,8 +61,7 @@ make(struct wbuf *w, uint64_t batch, const struct rec *r, size_t n)
 		mr[i].span_us = r[i].span_us;
 		mr[i].cspan_us[0] = r[i].rb_span_us;
 	}
-	wbuf_init(w, 0);
-	ck_assert_int_eq(msg_sweep_encode(w, &h, mr, n), 0);
+	encode_recs(w, batch, 1, mr, n);
 }
 
 static int
@@ -799,19 +811,10 @@ struct frec {
 static void
 make2(struct wbuf *w, uint64_t batch, const struct frec *r, size_t n)
 {
-	static const struct msg_sweep zero;
-	struct msg_sweep h = zero;
 	struct msg_rec mr[16];
 	size_t i;
 
 	ck_assert_uint_le(n, 16);
-	h.batch = batch;
-	h.first_sweep = T0;
-	h.start_ns = T0 * S;
-	h.span_us = 20000000;
-	h.nfs = 2;
-	(void)snprintf(h.fs[0], sizeof(h.fs[0]), "scratch");
-	(void)snprintf(h.fs[1], sizeof(h.fs[1]), "home");
 	memset(mr, 0, sizeof(mr));
 	for (i = 0; i < n; i++) {
 		mr[i].fs = r[i].fs;
@@ -819,8 +822,7 @@ make2(struct wbuf *w, uint64_t batch, const struct frec *r, size_t n)
 		mr[i].d.read_bytes = r[i].rb;
 		mr[i].span_us = 20000000;
 	}
-	wbuf_init(w, 0);
-	ck_assert_int_eq(msg_sweep_encode(w, &h, mr, n), 0);
+	encode_recs(w, batch, 2, mr, n);
 }
 
 static int
