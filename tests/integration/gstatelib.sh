@@ -2,7 +2,9 @@
 # What the gatherer-state tests share (it_gatherer_state.sh,
 # it_state_journal.sh): gatherers of a simulated tree ($R) into one
 # lharvest-dump (d1, started by the test), and the simulator's truth as the
-# judge.  Source after dumplib.sh.
+# judge.  Source after dumplib.sh; it uses its $tmp, pids and $dump_addr
+# (start_dump), and the caller's $bin.  The caller uses sim and gp.
+# shellcheck disable=SC2154,SC2034 # shared with the caller, both ways
 
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
 sim=(python3 "$src/tests/sim/lustresim.py")
