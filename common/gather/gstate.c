@@ -6,10 +6,10 @@
  *   "LHGS", be32 version, be64 saved at (ns), last sweep (ns), last batch,
  *   scope
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
- *     exports: count, then each: str8 nid, ino, u8 flags (bit 0 the uuid
+ *     exports: count, then each: str8 nid, ino (its low 26 bits), u8 flags (bit 0 the uuid
  *     was read, bits 1-2 what it said, bit 3 the counters were read, bit
- *     4 op counts follow), the six counters (read_ops, write_ops, oss_ops
- *     and mds_ops as their low 32 bits), samples (its low 32 bits),
+ *     4 op counts follow), the six counters (read_ops and write_ops as
+ *     their low 32 bits), samples (its low 32 bits),
  *     snapshot (ns), start (its tag, gtable_start_tag()), then with bit 4
  *     the op counts read with them
  *   outbox: as common/proto/obstate.h says (op counts from version 3 on)
@@ -20,9 +20,9 @@
  *
  * Older versions are still read, so that an upgrade keeps the deltas not
  * yet acknowledged:
- *  - version 4 keeps the counts of requests whole (they are cut down on
- *    reading); a version 4 binary refuses version 5, whose cut-down
- *    counts it would take for smaller values, and starts afresh;
+ *  - version 4 keeps read_ops, write_ops and the inode whole (they are
+ *    cut down on reading); a version 4 binary refuses version 5, whose
+ *    cut-down counts it would take for smaller values, and starts afresh;
  *  - version 3 keeps samples and start whole (they are cut down on
  *    reading); a version 3 binary refuses version 4, whose start tags it
  *    would take for resets, and starts afresh;

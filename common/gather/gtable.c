@@ -374,8 +374,8 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		idx = (uint32_t)(e - tg->exp);
 	} else {
 		e = &tg->exp[idx];
-		if ((uint32_t)ino != 0 && e->ino != 0 &&
-		    (uint32_t)ino != e->ino) {
+		if (((uint32_t)ino & GT_INO_MASK) != 0 && e->ino != 0 &&
+		    ((uint32_t)ino & GT_INO_MASK) != e->ino) {
 			/* exports/clear removed the directory and the client
 			 * came back: a new export, counting from zero. */
 			e->have = 0;
@@ -384,9 +384,9 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		}
 	}
 	tg->cursor = (size_t)idx + 1;
-	if (e->ino != (uint32_t)ino)
+	if (e->ino != ((uint32_t)ino & GT_INO_MASK))
 		e->changed = 1;
-	e->ino = (uint32_t)ino;
+	e->ino = (uint32_t)ino & GT_INO_MASK;
 	e->listed = 1;
 	*rc = 0;
 	return e;
@@ -418,7 +418,7 @@ gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 	 * reads before the next look. */
 	if (e->classified && e->cls == LTREE_PEER_STALE &&
 	    cls == LTREE_PEER_STALE) {
-		e->uuid_skip = (uint8_t)(1u << e->uuid_level);
+		e->uuid_skip = 1u << e->uuid_level;
 		if (e->uuid_level < 3)
 			e->uuid_level++;
 	} else if (cls != LTREE_PEER_STALE) {
@@ -498,7 +498,7 @@ gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	e = export_add(t, tg, client, &rc);
 	if (e == NULL)
 		return rc;
-	e->ino = (uint32_t)ino;
+	e->ino = (uint32_t)ino & GT_INO_MASK;
 	export_restore(tg, e, prev, prev_ops);
 	if (classified)
 		gtable_classify(t, e, cls);
@@ -522,7 +522,7 @@ gtable_update_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		return gtable_restore_export(t, tg, nid, ino, cls, classified,
 		    prev, prev_ops);
 	e = &tg->exp[idx];
-	e->ino = (uint32_t)ino;
+	e->ino = (uint32_t)ino & GT_INO_MASK;
 	export_restore(tg, e, prev, prev_ops);
 	e->classified = 0;
 	e->cls = 0;
@@ -548,9 +548,8 @@ export_idle(const struct gt_target *tg, const struct gt_export *e,
 	    e->prev_bytes[1] != c->write_bytes ||
 	    e->prev_n[0] != (uint32_t)c->read_ops ||
 	    e->prev_n[1] != (uint32_t)c->write_ops ||
-	    e->prev_n[2] !=
-	        (uint32_t)(tg->kind == LH_TARGET_OST ? c->oss_ops :
-	                                               c->mds_ops) ||
+	    e->prev_ops !=
+	        (tg->kind == LH_TARGET_OST ? c->oss_ops : c->mds_ops) ||
 	    e->prev_samples != (uint32_t)cur->samples ||
 	    e->prev_start_tag != gtable_start_tag(cur->start_ns))
 		return false;

@@ -92,28 +92,33 @@ struct gt_sums {
  * last time is a struct delta_sample, kept smaller:
  *  - without the counter the target's kind never has (an OST has no
  *    mds_ops, an MDT no oss_ops);
- *  - the counts of requests (read_ops, write_ops, oss_ops or mds_ops) and
- *    the total of all samples as their low 32 bits: each is only ever
- *    compared with the next read's, and moves by far less than 2^31 in
- *    a sweep, so serial-number arithmetic (RFC 1982) gives the same
- *    answers as the whole value.  Bytes are kept whole: a busy client
- *    moves more than 2 GiB through one OST in a sweep;
+ *  - read_ops, write_ops and the total of all samples as their low 32
+ *    bits: each is only ever compared with the next read's, and moves by
+ *    far less than 2^31 in a sweep, so serial-number arithmetic (RFC 1982)
+ *    gives the same answers as the whole value.  read_ops and write_ops
+ *    are the sample counts of the read_bytes and write_bytes lines, whose
+ *    sums (kept whole, as a busy client moves more than 2 GiB through one
+ *    OST in a sweep) go down with them at a reset; oss_ops and mds_ops
+ *    stay whole too, so that an MDT export, which may move no bytes,
+ *    still sees every reset its counters show;
  *  - start_time as a 32-bit tag (gtable_start_tag()): it is only ever
  *    tested for a change.
  * gtable_export_prev() gives it back in that form, which is also the
  * form the state file keeps (version 5).
  */
-#define GT_PREV_N 3 /* read and write ops, then oss_ops or mds_ops */
+#define GT_INO_BITS 26 /* of the NID directory's inode, kept */
+#define GT_INO_MASK (((uint32_t)1 << GT_INO_BITS) - 1)
 
 struct gt_export {
 	uint64_t prev_bytes[2]; /* read, write */
 	uint64_t prev_snap_ns;
-	uint32_t prev_n[GT_PREV_N]; /* low 32 bits */
-	uint32_t prev_samples;      /* low 32 bits */
-	uint32_t prev_start_tag;    /* gtable_start_tag(start_ns) */
-	unsigned client : 24;       /* index into gtable.clients */
-	unsigned cls : 2;           /* enum ltree_peer */
-	unsigned classified : 1;    /* cls is known */
+	uint64_t prev_ops;       /* oss_ops on an OST, mds_ops on an MDT */
+	uint32_t prev_n[2];      /* read_ops, write_ops: low 32 bits */
+	uint32_t prev_samples;   /* low 32 bits */
+	uint32_t prev_start_tag; /* gtable_start_tag(start_ns) */
+	unsigned client : 24;    /* index into gtable.clients */
+	unsigned cls : 2;        /* enum ltree_peer */
+	unsigned classified : 1; /* cls is known */
 	/* First seen on a target new to us but not to Lustre (the
 	 * configuration now reads more): a baseline, not a new export. */
 	unsigned base : 1;
@@ -125,15 +130,16 @@ struct gt_export {
 	/* Changed since the state journal last wrote it (gstate_journal.c):
 	 * anything but the snapshot time of an idle read. */
 	unsigned changed : 1;
-	/* The NID directory's inode (low 32 bits: procfs and debugfs number
-	 * them in 32 bits), 0 if unknown. */
-	uint32_t ino;
+	/* The NID directory's inode, its low GT_INO_BITS bits (0 if
+	 * unknown): a directory re-created with the same ones still shows
+	 * as a reset, its counters having gone down. */
+	unsigned ino : GT_INO_BITS;
 	/* A stale export that moves has its uuid read again
 	 * (gtable_needs_uuid()); each time that still finds it stale, the
 	 * next 1, 2, 4, then 8 moving reads do not look (uuid_skip left to
 	 * wait, uuid_level how many times it was found so). */
-	uint8_t uuid_skip;
-	uint8_t uuid_level;
+	unsigned uuid_skip : 4;
+	unsigned uuid_level : 2;
 };
 
 struct gt_target {
@@ -328,8 +334,8 @@ gtable_client_fs(const struct gtable *t, uint32_t client)
 }
 
 /* What e's stats file said when last read (e->have): into ret, with
- * read_ops, write_ops, oss_ops or mds_ops and samples as their low 32
- * bits and start_ns as its tag. */
+ * read_ops, write_ops and samples as their low 32 bits and start_ns as its
+ * tag. */
 void gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
     struct delta_sample *ret);
 

@@ -19,8 +19,8 @@ gtable_export_prev(const struct gt_target *tg, const struct gt_export *e,
 	ret->c.write_bytes = e->prev_bytes[1];
 	ret->c.read_ops = e->prev_n[0];
 	ret->c.write_ops = e->prev_n[1];
-	ret->c.oss_ops = tg->kind == LH_TARGET_OST ? e->prev_n[2] : 0;
-	ret->c.mds_ops = tg->kind == LH_TARGET_MDT ? e->prev_n[2] : 0;
+	ret->c.oss_ops = tg->kind == LH_TARGET_OST ? e->prev_ops : 0;
+	ret->c.mds_ops = tg->kind == LH_TARGET_MDT ? e->prev_ops : 0;
 	ret->samples = e->prev_samples;
 	ret->snap_ns = e->prev_snap_ns;
 	ret->start_ns = e->prev_start_tag;
@@ -73,10 +73,6 @@ export_prev_for(const struct gt_target *tg, const struct gt_export *e,
 	gtable_export_prev(tg, e, ret);
 	ret->c.read_ops = whole32(e->prev_n[0], cur->c.read_ops);
 	ret->c.write_ops = whole32(e->prev_n[1], cur->c.write_ops);
-	if (tg->kind == LH_TARGET_OST)
-		ret->c.oss_ops = whole32(e->prev_n[2], cur->c.oss_ops);
-	else
-		ret->c.mds_ops = whole32(e->prev_n[2], cur->c.mds_ops);
 	ret->samples = whole32(e->prev_samples, cur->samples);
 	if (e->prev_start_tag == 0 || cur->start_ns == 0)
 		ret->start_ns = 0; /* unknown: says nothing */
@@ -95,8 +91,7 @@ export_set_prev(const struct gt_target *tg, struct gt_export *e,
 	e->prev_bytes[1] = s->c.write_bytes;
 	e->prev_n[0] = (uint32_t)s->c.read_ops;
 	e->prev_n[1] = (uint32_t)s->c.write_ops;
-	e->prev_n[2] =
-	    (uint32_t)(tg->kind == LH_TARGET_OST ? s->c.oss_ops : s->c.mds_ops);
+	e->prev_ops = tg->kind == LH_TARGET_OST ? s->c.oss_ops : s->c.mds_ops;
 	e->prev_samples = (uint32_t)s->samples;
 	e->prev_snap_ns = s->snap_ns;
 	e->prev_start_tag = gtable_start_tag(s->start_ns);

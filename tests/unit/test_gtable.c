@@ -518,11 +518,11 @@ START_TEST(packed_samples_and_start)
 }
 END_TEST
 
-/* The counts of requests are kept as their low 32 bits (struct
- * gt_export), bytes whole: counts and bytes that cross 2^32 between two
- * sweeps give their deltas, a count that goes down is a reset, and an
- * export restored from whole values (a version 4 state file) above 2^32
- * counts on exactly. */
+/* read_ops and write_ops are kept as their low 32 bits (struct
+ * gt_export), bytes and oss_ops whole: counts and bytes that cross 2^32
+ * between two sweeps give their deltas, a count that goes down is a
+ * reset, and an export restored from whole values (a version 4 state
+ * file) above 2^32 counts on exactly. */
 START_TEST(packed_counts_cross_2_32)
 {
 	const uint64_t two32 = (uint64_t)1 << 32;
@@ -556,6 +556,14 @@ START_TEST(packed_counts_cross_2_32)
 	r = step_sample(&t, 2, s);
 	ck_assert_uint_eq(r.d.read_bytes, s.c.read_bytes);
 	ck_assert_uint_eq(r.d.write_ops, s.c.write_ops);
+	/* oss_ops is kept whole: cleared from above 2^32 to a value whose
+	 * low 32 bits look higher, nothing else telling, it is a reset. */
+	s.snap_ns = T0 + 60 * S;
+	s.c.oss_ops = (s.c.oss_ops & 0xffffffffu) + 1000;
+	s.samples += 1000;
+	r = step_sample(&t, 3, s);
+	ck_assert_uint_eq(r.d.oss_ops, s.c.oss_ops);
+	ck_assert_uint_eq(r.d.read_bytes, s.c.read_bytes);
 	gtable_free(&t);
 
 	/* Restored from whole values above 2^32, then read again. */
@@ -566,12 +574,12 @@ START_TEST(packed_counts_cross_2_32)
 	ck_assert_int_eq(gtable_restore_export(&t, a, "10.1.0.1@o2ib", 100,
 	                     LTREE_PEER_CLIENT, true, &s, NULL),
 	    0);
-	gtable_restored(&t, T0 + 40 * S);
-	s.snap_ns = T0 + 60 * S;
+	gtable_restored(&t, T0 + 60 * S);
+	s.snap_ns = T0 + 80 * S;
 	s.c.write_ops += 77;
 	s.c.oss_ops += 78;
 	s.samples += 78;
-	r = step_sample(&t, 3, s);
+	r = step_sample(&t, 4, s);
 	ck_assert_uint_eq(r.d.write_ops, 77);
 	ck_assert_uint_eq(r.d.oss_ops, 78);
 	ck_assert_uint_eq(r.d.read_bytes, 0);
