@@ -6,8 +6,8 @@
  *   "LHGS", be32 version, be64 saved at (ns), last sweep (ns), last batch,
  *   scope
  *   targets: count, then each: str8 name, str8 fs, u8 kind, dev, ino,
- *     exports: count, then each: str8 nid, ino (its low 26 bits), u8 flags (bit 0 the uuid
- *     was read, bits 1-2 what it said, bit 3 the counters were read, bit
+ *     exports: count, then each: str8 nid, ino (its low 26 bits), u8 flags (bit
+ * 0 the uuid was read, bits 1-2 what it said, bit 3 the counters were read, bit
  *     4 op counts follow), the six counters (read_ops and write_ops as
  *     their low 32 bits), samples (its low 32 bits),
  *     snapshot (ns), start (its tag, gtable_start_tag()), then with bit 4
