@@ -251,6 +251,13 @@ _Static_assert(LTREE_FS_MAX <= MSG_FS_MAX, "fsnames cannot hold a filesystem");
 _Static_assert(sizeof(struct gt_export) == 56,
     "an export grew: it is most of an OSS's memory (docs/performance.md)");
 
+/* What an export keeps of its directory's inode (struct gt_export). */
+static uint32_t
+ino_kept(uint64_t ino)
+{
+	return (uint32_t)ino & GT_INO_MASK;
+}
+
 static int
 client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 {
@@ -374,8 +381,8 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		idx = (uint32_t)(e - tg->exp);
 	} else {
 		e = &tg->exp[idx];
-		if (((uint32_t)ino & GT_INO_MASK) != 0 && e->ino != 0 &&
-		    ((uint32_t)ino & GT_INO_MASK) != e->ino) {
+		if (ino_kept(ino) != 0 && e->ino != 0 &&
+		    ino_kept(ino) != e->ino) {
 			/* exports/clear removed the directory and the client
 			 * came back: a new export, counting from zero. */
 			e->have = 0;
@@ -384,9 +391,9 @@ gtable_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		}
 	}
 	tg->cursor = (size_t)idx + 1;
-	if (e->ino != ((uint32_t)ino & GT_INO_MASK))
+	if (e->ino != ino_kept(ino))
 		e->changed = 1;
-	e->ino = (uint32_t)ino & GT_INO_MASK;
+	e->ino = ino_kept(ino);
 	e->listed = 1;
 	*rc = 0;
 	return e;
@@ -498,7 +505,7 @@ gtable_restore_export(struct gtable *t, struct gt_target *tg, const char *nid,
 	e = export_add(t, tg, client, &rc);
 	if (e == NULL)
 		return rc;
-	e->ino = (uint32_t)ino & GT_INO_MASK;
+	e->ino = ino_kept(ino);
 	export_restore(tg, e, prev, prev_ops);
 	if (classified)
 		gtable_classify(t, e, cls);
@@ -522,7 +529,7 @@ gtable_update_export(struct gtable *t, struct gt_target *tg, const char *nid,
 		return gtable_restore_export(t, tg, nid, ino, cls, classified,
 		    prev, prev_ops);
 	e = &tg->exp[idx];
-	e->ino = (uint32_t)ino & GT_INO_MASK;
+	e->ino = ino_kept(ino);
 	export_restore(tg, e, prev, prev_ops);
 	e->classified = 0;
 	e->cls = 0;
