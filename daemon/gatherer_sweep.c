@@ -77,8 +77,8 @@ nid_path(char *path, size_t cap, const char *nid, const char *leaf)
  */
 static int
 classify_export(struct gatherer *g, struct gt_export *e,
-    const struct ltree_target *lt, const char *nid,
-    const struct sfeed_export *remote, bool *ret_defer)
+    struct ltree_target *lt, const char *nid, const struct sfeed_export *remote,
+    bool *ret_defer)
 {
 	char path[LTREE_NID_MAX + 16];
 	const char *text = g->buf;
@@ -87,8 +87,8 @@ classify_export(struct gatherer *g, struct gt_export *e,
 
 	nid_path(path, sizeof(path), nid, "uuid");
 	if (remote == NULL) {
-		rc = ltree_read_at(lt->exports_fd, path, g->buf,
-		    GATHER_FILE_MAX, &len);
+		rc = ltree_read_at(lt->exports_fd, path, &lt->open_flags,
+		    g->buf, GATHER_FILE_MAX, &len);
 	} else if (!remote->has_uuid) {
 		*ret_defer = true;
 		return 1;
@@ -111,10 +111,9 @@ classify_export(struct gatherer *g, struct gt_export *e,
  * counted: the caller asks for the NID again, with its uuid.
  */
 static int
-gather_export(struct gatherer *g, struct gt_target *tg,
-    const struct ltree_target *lt, const char *nid, uint64_t ino,
-    struct sweep_trouble *tr, const struct sfeed_export *remote,
-    bool *ret_defer)
+gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
+    const char *nid, uint64_t ino, struct sweep_trouble *tr,
+    const struct sfeed_export *remote, bool *ret_defer)
 {
 	char path[LTREE_NID_MAX + 16];
 	struct delta_sample cur;
@@ -131,8 +130,8 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 		return rc == -EINVAL ? 0 : rc;
 	nid_path(path, sizeof(path), nid, "stats");
 	if (remote == NULL) {
-		rc = ltree_read_stats_at(lt->exports_fd, path, g->buf,
-		    GATHER_FILE_MAX, &len);
+		rc = ltree_read_stats_at(lt->exports_fd, path, &lt->open_flags,
+		    g->buf, GATHER_FILE_MAX, &len);
 	} else {
 		rc = remote->stats_rc;
 		text = remote->stats;
@@ -165,7 +164,7 @@ gather_export(struct gatherer *g, struct gt_target *tg,
 
 /* List one target's exports/ and read every NID directory in it. */
 static int
-gather_target(struct gatherer *g, const struct ltree_target *lt,
+gather_target(struct gatherer *g, struct ltree_target *lt,
     struct sweep_trouble *tr)
 {
 	struct gt_target *tg;
@@ -217,7 +216,7 @@ gather_target(struct gatherer *g, const struct ltree_target *lt,
 struct remote_ctx {
 	struct gatherer *g;
 	struct gt_target *tg;
-	const struct ltree_target *lt;
+	struct ltree_target *lt;
 	struct sweep_trouble *tr;
 };
 
@@ -236,8 +235,8 @@ remote_export(void *arg, const struct sfeed_export *e, uint64_t ino,
 /* gather_target() through the stats reader (reader_read_target()).
  * Returns 0, -ENOMEM, or -EPIPE: the reader is gone (logged). */
 static int
-gather_target_remote(struct gatherer *g, size_t index,
-    const struct ltree_target *lt, struct sweep_trouble *tr)
+gather_target_remote(struct gatherer *g, size_t index, struct ltree_target *lt,
+    struct sweep_trouble *tr)
 {
 	struct remote_ctx c = {g, NULL, lt, tr};
 	struct lh_err err;

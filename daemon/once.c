@@ -53,7 +53,7 @@ once_add(struct once_ctx *c)
 }
 
 static int
-once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
+once_export(struct once_ctx *c, struct ltree_target *tg, const char *nid)
 {
 	char path[LTREE_NID_MAX + 16];
 	struct once_rec *r;
@@ -63,13 +63,15 @@ once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 	int rc;
 
 	(void)snprintf(path, sizeof(path), "%s/uuid", nid);
-	rc = ltree_read_at(tg->exports_fd, path, c->buf, ONCE_FILE_MAX, &len);
+	rc = ltree_read_at(tg->exports_fd, path, &tg->open_flags, c->buf,
+	    ONCE_FILE_MAX, &len);
 	if (rc < 0 && ltree_gone(rc))
 		return 0;
 	peer = rc == 0 ? ltree_classify_uuid(c->buf, len) : LTREE_PEER_STALE;
 
 	(void)snprintf(path, sizeof(path), "%s/stats", nid);
-	rc = ltree_read_at(tg->exports_fd, path, c->buf, ONCE_FILE_MAX, &len);
+	rc = ltree_read_at(tg->exports_fd, path, &tg->open_flags, c->buf,
+	    ONCE_FILE_MAX, &len);
 	if (rc < 0) {
 		if (!ltree_gone(rc))
 			log_warnx("%s/%s: %s, skipping", tg->path, path,
@@ -96,7 +98,7 @@ once_export(struct once_ctx *c, const struct ltree_target *tg, const char *nid)
 }
 
 static int
-once_target(struct once_ctx *c, const struct ltree_target *tg)
+once_target(struct once_ctx *c, struct ltree_target *tg)
 {
 	struct dirent *de;
 	DIR *d;

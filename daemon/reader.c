@@ -122,8 +122,8 @@ serve_targets(struct serve *s)
 /* One NID directory's files into one record: dirfd is exports/, or with
  * in_nid the NID directory itself. */
 static int
-serve_nid(struct serve *s, int dirfd, bool in_nid, const char *nid,
-    uint64_t ino, bool with_uuid)
+serve_nid(struct serve *s, struct ltree_target *lt, int dirfd, bool in_nid,
+    const char *nid, uint64_t ino, bool with_uuid)
 {
 	char path[LTREE_NID_MAX + 16];
 	struct sfeed_export e;
@@ -136,14 +136,14 @@ serve_nid(struct serve *s, int dirfd, bool in_nid, const char *nid,
 		    in_nid ? "" : nid, in_nid ? "" : "/");
 		e.has_uuid = true;
 		e.uuid = s->uuid;
-		e.uuid_rc = ltree_read_at(dirfd, path, s->uuid, SFEED_FILE_MAX,
-		    &e.uuid_len);
+		e.uuid_rc = ltree_read_at(dirfd, path, &lt->open_flags, s->uuid,
+		    SFEED_FILE_MAX, &e.uuid_len);
 	}
 	(void)snprintf(path, sizeof(path), "%s%sstats", in_nid ? "" : nid,
 	    in_nid ? "" : "/");
 	e.stats = s->stats;
-	e.stats_rc = ltree_read_stats_at(dirfd, path, s->stats, SFEED_FILE_MAX,
-	    &e.stats_len);
+	e.stats_rc = ltree_read_stats_at(dirfd, path, &lt->open_flags, s->stats,
+	    SFEED_FILE_MAX, &e.stats_len);
 	if (sfeed_put_export(&s->out, &e) < 0)
 		return wbuf_status(&s->out) < 0 ? wbuf_status(&s->out) :
 		                                  -EMSGSIZE;
@@ -152,7 +152,7 @@ serve_nid(struct serve *s, int dirfd, bool in_nid, const char *nid,
 
 /* The NID directories of exports/, as gather_target() lists them. */
 static int
-serve_exports(struct serve *s, const struct ltree_target *lt, bool with_uuid)
+serve_exports(struct serve *s, struct ltree_target *lt, bool with_uuid)
 {
 	struct dirent *de;
 	DIR *d;
@@ -171,7 +171,7 @@ serve_exports(struct serve *s, const struct ltree_target *lt, bool with_uuid)
 		    !sfeed_nid_ok(de->d_name) ||
 		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
-		rc = serve_nid(s, dirfd(d), false, de->d_name,
+		rc = serve_nid(s, lt, dirfd(d), false, de->d_name,
 		    (uint64_t)de->d_ino, with_uuid);
 		if (rc < 0)
 			break;
@@ -186,8 +186,7 @@ serve_exports(struct serve *s, const struct ltree_target *lt, bool with_uuid)
 }
 
 static int
-serve_nids(struct serve *s, const struct ltree_target *lt,
-    const struct sfeed_req *q)
+serve_nids(struct serve *s, struct ltree_target *lt, const struct sfeed_req *q)
 {
 	char nid[LTREE_NID_MAX];
 	struct rbuf r;
@@ -210,7 +209,7 @@ serve_nids(struct serve *s, const struct ltree_target *lt,
 			e.uuid_rc = e.stats_rc;
 			rc = sfeed_put_export(&s->out, &e);
 		} else {
-			rc = serve_nid(s, fd, true, nid, 0, true);
+			rc = serve_nid(s, lt, fd, true, nid, 0, true);
 			(void)close(fd);
 		}
 		if (rc < 0)

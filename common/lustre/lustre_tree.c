@@ -210,6 +210,7 @@ discover_kind(struct ltree *t, const char *dirpath, enum lh_target_kind kind,
 		memcpy(tg->path, path, (size_t)len + 1);
 		tg->kind = kind;
 		tg->exports_fd = n;
+		tg->open_flags = O_NOATIME;
 	}
 	(void)closedir(d);
 	return rc;
@@ -307,30 +308,46 @@ read_rest(int fd, char *buf, size_t cap, size_t len, size_t *ret_len)
 	return rc;
 }
 
+/* Open dirfd/path to read, with *oflags while the kernel allows them
+ * (ltree_read_at()).  Returns the descriptor or a negative errno. */
+static int
+open_at(int dirfd, const char *path, int *oflags)
+{
+	const int base = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
+	int fd;
+
+	fd = openat(dirfd, path, base | *oflags);
+	if (fd < 0 && errno == EPERM && (*oflags & O_NOATIME) != 0) {
+		*oflags &= ~O_NOATIME;
+		fd = openat(dirfd, path, base | *oflags);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 int
-ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
+ltree_read_at(int dirfd, const char *path, int *oflags, char *buf, size_t cap,
     size_t *ret_len)
 {
 	int fd, rc;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open_at(dirfd, path, oflags);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	rc = read_rest(fd, buf, cap, 0, ret_len);
 	(void)close(fd);
 	return rc;
 }
 
 int
-ltree_read_stats_at(int dirfd, const char *path, char *buf, size_t cap,
-    size_t *ret_len)
+ltree_read_stats_at(int dirfd, const char *path, int *oflags, char *buf,
+    size_t cap, size_t *ret_len)
 {
 	ssize_t n;
 	int fd, rc;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open_at(dirfd, path, oflags);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	do
 		n = read(fd, buf, cap);
 	while (n < 0 && errno == EINTR);

@@ -34,6 +34,8 @@ struct ltree_target {
 	                              privileged reader (daemon/reader.c) */
 	char path[LTREE_PATH_MAX]; /* of exports/, for messages */
 	uint64_t dev, ino;         /* of exports/, when exports_fd is -1 */
+	int open_flags;            /* for ltree_read_at(): O_NOATIME until
+	                              the kernel refuses it */
 };
 
 struct ltree {
@@ -80,9 +82,17 @@ void ltree_free(struct ltree *t);
  * beforehand) into buf.  Returns 0 and the length, -EFBIG if it does not
  * fit in cap bytes, or the negative errno of open/read.  ENOENT, ENODEV and
  * EIO mean the export went away between readdir and read.
+ *
+ * *oflags (a target's open_flags) is O_NOATIME or 0.  A reader never
+ * changes a file, so it asks the kernel not to record the access: on a
+ * /proc or debugfs tree that changes nothing, but on a tree of regular
+ * files (a copy, a simulator on tmpfs) the first read of each file
+ * rewritten since the last sweep would otherwise dirty its inode.  Only
+ * the file's owner (or CAP_FOWNER) may ask: at the first EPERM the open
+ * is made again without it and *oflags drops it for good.
  */
-int ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
-    size_t *ret_len);
+int ltree_read_at(int dirfd, const char *path, int *oflags, char *buf,
+    size_t cap, size_t *ret_len);
 
 /*
  * ltree_read_at() for the gatherer's hot path, with one read() where the
@@ -93,8 +103,8 @@ int ltree_read_at(int dirfd, const char *path, char *buf, size_t cap,
  * a line and are read on to EOF.  Same returns as ltree_read_at().
  */
 #define LTREE_ONE_READ 3072
-int ltree_read_stats_at(int dirfd, const char *path, char *buf, size_t cap,
-    size_t *ret_len);
+int ltree_read_stats_at(int dirfd, const char *path, int *oflags, char *buf,
+    size_t cap, size_t *ret_len);
 
 /* True for the errors of a read that mean the export went away between
  * readdir and read (ENOENT, ENODEV, EIO, ENOTDIR): not an error. */

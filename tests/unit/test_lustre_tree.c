@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -72,6 +73,15 @@ END_TEST
 
 /* 18: exports/clear is a regular file among the NID directories; the
  * 2.15 fixture tree has one OST and one MDT. */
+/* ltree_read_at() on a target's exports/, with its open flags. */
+static int
+read_in(struct ltree_target *tg, const char *path, char *buf, size_t cap,
+    size_t *ret_len)
+{
+	return ltree_read_at(tg->exports_fd, path, &tg->open_flags, buf, cap,
+	    ret_len);
+}
+
 START_TEST(discover_fixture_tree)
 {
 	struct ltree t;
@@ -88,33 +98,32 @@ START_TEST(discover_fixture_tree)
 			seen_ost++;
 			ck_assert_str_eq(t.targets[i].name, "scratch-OST0000");
 			/* 19: a NID with dots and @o2ib, read by openat(). */
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+			ck_assert_int_eq(read_in(&t.targets[i],
 			                     "10.1.2.3@o2ib/stats", buf,
 			                     sizeof(buf), &len),
 			    0);
 			ck_assert(len > 100);
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+			ck_assert_int_eq(read_in(&t.targets[i],
 			                     "192.168.0.4@tcp102/stats", buf,
 			                     sizeof(buf), &len),
 			    0);
 			/* The stale NID has an empty uuid. */
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+			ck_assert_int_eq(read_in(&t.targets[i],
 			                     "10.1.2.17@o2ib/uuid", buf,
 			                     sizeof(buf), &len),
 			    0);
 			ck_assert_uint_eq(len, 0);
 			/* 22: an export that went away reads as ENOENT. */
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+			ck_assert_int_eq(read_in(&t.targets[i],
 			                     "10.9.9.9@o2ib/stats", buf,
 			                     sizeof(buf), &len),
 			    -ENOENT);
 			/* "clear" is a file, not a NID directory. */
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
-			                     "clear/stats", buf, sizeof(buf),
-			                     &len),
+			ck_assert_int_eq(read_in(&t.targets[i], "clear/stats",
+			                     buf, sizeof(buf), &len),
 			    -ENOTDIR);
 			/* A file larger than the buffer is refused whole. */
-			ck_assert_int_eq(ltree_read_at(t.targets[i].exports_fd,
+			ck_assert_int_eq(read_in(&t.targets[i],
 			                     "10.1.2.3@o2ib/stats", buf, 16,
 			                     &len),
 			    -EFBIG);
@@ -176,6 +185,83 @@ START_TEST(discover_debugfs)
 }
 END_TEST
 
+/* A file the reader owns is read without touching its access time (a
+ * regular-file tree stays as its writer left it); one it does not own
+ * (EPERM for O_NOATIME) is read all the same, and the flag is dropped so
+ * that later opens do not fail first. */
+static int
+read_not_owned(void)
+{
+	int oflags = O_NOATIME, dfd, rc;
+	char buf[64];
+	size_t len;
+
+	/* /etc/passwd: root's, readable by all. */
+	dfd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 1;
+	rc = ltree_read_at(dfd, "passwd", &oflags, buf, sizeof(buf), &len);
+	(void)close(dfd);
+	/* -EFBIG: it was opened and read (it is longer than buf). */
+	return (rc == 0 || rc == -EFBIG) && oflags == 0 ? 0 : 1;
+}
+
+START_TEST(read_without_atime)
+{
+	char tmpl[] = "/tmp/lh-atime-XXXXXX", buf[64];
+	char *dir = mkdtemp(tmpl), path[64];
+	const struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+	int oflags = O_NOATIME, dfd, fd, status = -1;
+	struct stat sb;
+	size_t len;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(dir);
+	(void)snprintf(path, sizeof(path), "%s/stats", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "x 1 samples [reqs]\n", 19), 19);
+	ck_assert_int_eq(close(fd), 0);
+	/* atime older than mtime: relatime would update it on a read. */
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, old, 0), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path,
+	                     (const struct timespec[2]){{1000000000, 0},
+	                         {0, UTIME_NOW}},
+	                     0),
+	    0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(ltree_read_at(dfd, "stats", &oflags, buf, sizeof(buf),
+	                     &len),
+	    0);
+	ck_assert_uint_eq(len, 19);
+	ck_assert_int_eq(ltree_read_stats_at(dfd, "stats", &oflags, buf,
+	                     sizeof(buf), &len),
+	    0);
+	ck_assert_int_eq(oflags, O_NOATIME);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_atim.tv_sec, 1000000000);
+	(void)close(dfd);
+	(void)unlink(path);
+	(void)rmdir(dir);
+
+	/* Not the owner: as root, in a child that becomes nobody. */
+	if (geteuid() != 0) {
+		ck_assert_int_eq(read_not_owned(), 0);
+		return;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(setgid(65534) == 0 && setuid(65534) == 0 ?
+		        read_not_owned() :
+		        2);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 /* Targets another process found (the gatherer's stats reader): copied
  * in, grown past the first allocation, and cleared (they hold no
  * descriptor). */
@@ -215,6 +301,7 @@ main(void)
 	tcase_add_test(tc, discover_fixture_tree);
 	tcase_add_test(tc, discover_debugfs);
 	tcase_add_test(tc, add_remote_targets);
+	tcase_add_test(tc, read_without_atime);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
