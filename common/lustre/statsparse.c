@@ -301,6 +301,40 @@ fast_digits(const char **pp, const char *end, uint64_t *ret)
 	return true;
 }
 
+/*
+ * fast_digits() for a number whose value is not wanted: true for exactly
+ * the runs of digits fast_digits() takes, *pp moved past them.  Up to 19
+ * digits always fit in 64 bits, so only their end is looked for; a longer
+ * run, or one near the end of the buffer, is left to fast_digits().
+ */
+static inline __attribute__((always_inline)) bool
+fast_skip_digits(const char **pp, const char *end)
+{
+	const char *p = *pp;
+	uint64_t m, unused;
+	unsigned n;
+
+	if (end - p >= 24) {
+		m = non_digits(load8(p));
+		if (m != 0) {
+			n = first_marked(m);
+			*pp = p + n;
+			return n != 0;
+		}
+		m = non_digits(load8(p + 8));
+		if (m != 0) {
+			*pp = p + 8 + first_marked(m);
+			return true;
+		}
+		m = non_digits(load8(p + 16));
+		if (m != 0 && (n = first_marked(m)) <= 3) {
+			*pp = p + 16 + n;
+			return true;
+		}
+	}
+	return fast_digits(pp, end, &unused);
+}
+
 /* A header line as Lustre 2.10 and later print it, from the spaces after
  * its name: "<spaces>1712345678.123456789 secs.nsecs\n".  Returns its
  * '\n', or NULL. */
@@ -329,16 +363,19 @@ fast_header(struct lstats *st, struct lstats_time *slot, const char *q,
 }
 
 /* The numbers of a counter line after its unit (at q: ' ' or '\n'), up
- * to '\n'; returns the end of the line, or NULL. */
+ * to '\n'; returns the end of the line, or NULL.  With sum_only, min, max
+ * and sumsq (vals[0], [1], [3]) are checked but left as they are. */
 static const char *
-fast_values(const char *q, const char *end, uint64_t vals[4], unsigned *ret_n)
+fast_values(const char *q, const char *end, uint64_t vals[4], bool sum_only,
+    unsigned *ret_n)
 {
 	unsigned n = 0;
 
 	while (*q == ' ' && n < 4) {
 		q++;
-		if (!fast_digits(&q, end, &vals[n]) || q == end ||
-		    (*q != ' ' && *q != '\n'))
+		if (!(sum_only && n != 2 ? fast_skip_digits(&q, end) :
+		                           fast_digits(&q, end, &vals[n])) ||
+		    q == end || (*q != ' ' && *q != '\n'))
 			return NULL;
 		n++;
 	}
@@ -352,7 +389,7 @@ fast_values(const char *q, const char *end, uint64_t vals[4], unsigned *ret_n)
  * the general way. */
 static const char *
 fast_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
-    uint64_t *seen)
+    unsigned flags, uint64_t *seen)
 {
 	uint64_t vals[5] = {0, 0, 0, 0, 0};
 	struct lstats_time *slot;
@@ -380,7 +417,8 @@ fast_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
 	unit.n = (size_t)(q - unit.p);
 	if (q == end || !unit_ok(&unit))
 		return NULL;
-	q = fast_values(q, end, &vals[1], &nvals);
+	q = fast_values(q, end, &vals[1], (flags & LSTATS_PARSE_NO_MINMAX) != 0,
+	    &nvals);
 	if (q == NULL)
 		return NULL;
 	counter_store(st, seen, &name, &unit, vals, nvals, 0, lineno, end);
@@ -436,7 +474,7 @@ lstats_parse(struct lstats *st, const char *buf, size_t len, unsigned flags,
 		const char *nl;
 
 		lineno++;
-		nl = fast_line(st, p, end, lineno, &seen);
+		nl = fast_line(st, p, end, lineno, flags, &seen);
 		if (nl != NULL) {
 			p = nl + 1;
 			continue;

@@ -3,7 +3,8 @@
  * The gatherer's CPU cost per stats file, without the I/O: every
  * <nid>/stats under ROOT (the layout tests/bench/floor.c walks) is read
  * into memory once, then each round runs what the gatherer runs on each
- * file after reading it: lstats_parse, iocount_from_stats,
+ * file after reading it: lstats_parse (without min, max and sumsq),
+ * iocount_from_stats,
  * mdops_from_stats (MDT files only) and delta_sample_from.
  *
  *   bench_parse ROOT ROUNDS   prints one line per round:
@@ -179,7 +180,8 @@ run_round(const struct corpus *c, struct lstats *st, unsigned long *ret_bad)
 		struct lh_err err;
 		unsigned k;
 
-		if (lstats_parse(st, c->data + f->off, f->len, 0, &err) < 0) {
+		if (lstats_parse(st, c->data + f->off, f->len,
+		        LSTATS_PARSE_NO_MINMAX, &err) < 0) {
 			bad++;
 			h = mix(h, err.line);
 			continue;

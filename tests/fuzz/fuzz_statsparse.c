@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* libFuzzer target: any bytes into the stats parser and the counter
  * semantics.  The input is copied into a buffer of exactly its size so
- * ASan sees any read past the end. */
+ * ASan sees any read past the end.  A parse without min, max and sumsq
+ * (the gatherer's) must give the same as a full one in every other
+ * field, error included. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +14,58 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void
+check_same(const struct lstats *a, const struct lstats *b)
+{
+	unsigned i;
+
+	if (a->ncounters != b->ncounters || a->nskipped != b->nskipped ||
+	    a->first_skipped != b->first_skipped ||
+	    a->time_unit != b->time_unit ||
+	    memcmp(&a->snapshot, &b->snapshot, sizeof(a->snapshot)) != 0 ||
+	    memcmp(&a->start, &b->start, sizeof(a->start)) != 0 ||
+	    memcmp(&a->elapsed, &b->elapsed, sizeof(a->elapsed)) != 0)
+		abort();
+	for (i = 0; i < a->ncounters; i++) {
+		const struct lstats_counter *x = &a->counters[i];
+		const struct lstats_counter *y = &b->counters[i];
+
+		if (strcmp(x->name, y->name) != 0 || strcmp(x->unit, y->unit) ||
+		    x->name_len != y->name_len || x->count != y->count ||
+		    x->sum != y->sum || x->line != y->line ||
+		    x->flags != y->flags || x->neg != y->neg)
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct lstats st;
+	static struct lstats st, lean;
 	struct iocount io;
-	struct lh_err err;
+	struct lh_err err, err2;
 	char *buf = malloc(size > 0 ? size : 1);
 	unsigned flags;
+	int rc;
 
 	if (buf == NULL)
 		return 0;
 	memcpy(buf, data, size);
 	for (flags = 0; flags <= LSTATS_PARSE_UNTERMINATED_OK; flags++) {
-		if (lstats_parse(&st, buf, size, flags, &err) == 0) {
+		rc = lstats_parse(&st, buf, size, flags, &err);
+		if (rc == 0) {
 			iocount_from_stats(&io, &st, LH_TARGET_OST);
 			iocount_from_stats(&io, &st, LH_TARGET_MDT);
 			(void)lstats_find(&st, "read_bytes");
 		} else if (err.reason[0] == '\0') {
 			abort(); /* every failure must say why */
 		}
+		if (lstats_parse(&lean, buf, size,
+		        flags | LSTATS_PARSE_NO_MINMAX, &err2) != rc ||
+		    strcmp(err.reason, err2.reason) != 0)
+			abort();
+		if (rc == 0)
+			check_same(&st, &lean);
 	}
 	free(buf);
 	return 0;
