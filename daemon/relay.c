@@ -489,8 +489,12 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		}
 		return -1;
 	}
-	for (i = 0; i < r->nroutes; i++)
+	/* A route's sender takes the SWEEP its seal encoded, if it can
+	 * send now; one that cannot does not hold it through an outage. */
+	for (i = 0; i < r->nroutes; i++) {
 		sender_kick(r->routes[i].up.snd);
+		outbox_forget_encoding(&r->routes[i].up.ob);
+	}
 	return 0;
 }
 

@@ -52,6 +52,14 @@ outbox_init(struct outbox *ob, uint64_t last_batch)
 	ob->last_batch = last_batch;
 	batch_init(&ob->inflight);
 	batch_init(&ob->pending);
+	wbuf_init(&ob->kept, 0);
+}
+
+void
+outbox_forget_encoding(struct outbox *ob)
+{
+	wbuf_free(&ob->kept);
+	ob->kept_batch = 0;
 }
 
 void
@@ -59,6 +67,7 @@ outbox_free(struct outbox *ob)
 {
 	batch_free(&ob->inflight);
 	batch_free(&ob->pending);
+	outbox_forget_encoding(ob);
 	ob->have_inflight = false;
 }
 
@@ -393,6 +402,7 @@ promote(struct outbox *ob, uint64_t batch)
 {
 	struct outbox_batch tmp = ob->inflight;
 
+	outbox_forget_encoding(ob);
 	ob->inflight = ob->pending;
 	ob->pending = tmp;
 	batch_clear(&ob->pending);
@@ -423,31 +433,46 @@ batch_copy_rec(struct outbox_batch *dst, const struct outbox_batch *src,
 
 /* How many of b's first records make a SWEEP (with its op section, the
  * larger encoding) of at most max_payload bytes: all of them, or fewer.
- * Returns 0, -EMSGSIZE (not even one), or an encoding error. */
+ * When all of them do, their SWEEP is left in keep (empty before), after
+ * FRAME_HDR_LEN bytes of room (see outbox_forget_encoding()).  Returns 0,
+ * -EMSGSIZE (not even one), or an encoding error. */
 static int
-batch_fit(const struct outbox_batch *b, size_t max_payload, size_t *ret_n)
+batch_fit(const struct outbox_batch *b, size_t max_payload, struct wbuf *keep,
+    size_t *ret_n)
 {
+	static const uint8_t room[FRAME_HDR_LEN];
 	struct wbuf w;
-	size_t k = b->n;
+	size_t k = b->n, len;
 	int rc;
 
+	/* The whole batch first, where a sender will want it. */
+	(void)wbuf_put(keep, room, sizeof(room));
+	rc = batch_encode(b, k, true, keep);
+	if (rc == 0 && keep->len - sizeof(room) <= max_payload) {
+		*ret_n = k;
+		return 0;
+	}
+	len = keep->len - sizeof(room);
+	wbuf_free(keep);
+	if (rc < 0)
+		return rc;
 	wbuf_init(&w, 0);
 	for (;;) {
-		size_t next;
-
-		wbuf_reset(&w);
-		rc = batch_encode(b, k, true, &w);
-		if (rc < 0 || w.len <= max_payload)
-			break;
 		/* Records are of much the same size: in proportion, 5% to
 		 * spare, and at least one fewer each time. */
-		next = (size_t)((double)k * (double)max_payload /
-		    (double)w.len * 0.95);
+		size_t next = (size_t)((double)k * (double)max_payload /
+		    (double)len * 0.95);
+
 		k = next < k ? next : k - 1;
 		if (k == 0) {
 			rc = -EMSGSIZE;
 			break;
 		}
+		wbuf_reset(&w);
+		rc = batch_encode(b, k, true, &w);
+		if (rc < 0 || w.len <= max_payload)
+			break;
+		len = w.len;
 	}
 	wbuf_free(&w);
 	if (rc == 0)
@@ -479,6 +504,7 @@ inflight_split(struct outbox *ob, size_t n)
 		batch_free(&rest);
 		return rc;
 	}
+	outbox_forget_encoding(ob);
 	keep.batch = b->batch;
 	keep.first_sweep = b->first_sweep;
 	keep.last_sweep = b->last_sweep;
@@ -499,11 +525,14 @@ outbox_fit(struct outbox *ob, size_t max_payload)
 
 	if (!ob->have_inflight || max_payload == 0)
 		return 0;
-	rc = batch_fit(&ob->inflight, max_payload, &n);
+	outbox_forget_encoding(ob);
+	rc = batch_fit(&ob->inflight, max_payload, &ob->kept, &n);
 	if (rc < 0)
 		return rc;
-	if (n == ob->inflight.n)
+	if (n == ob->inflight.n) {
+		ob->kept_batch = ob->inflight.batch;
 		return 0;
+	}
 	rc = inflight_split(ob, n);
 	return rc < 0 ? rc : 1;
 }
@@ -566,6 +595,7 @@ rest_merge(struct outbox *ob)
 	}
 	batch_free(&ob->pending);
 	batch_free(&ob->inflight);
+	outbox_forget_encoding(ob);
 	ob->inflight = all;
 	ob->rest_only = false;
 	return 0;
@@ -585,6 +615,7 @@ outbox_unseal(struct outbox *ob)
 		if (rc < 0)
 			return rc;
 	}
+	outbox_forget_encoding(ob);
 	tmp = ob->pending;
 	ob->pending = ob->inflight;
 	ob->inflight = tmp;
@@ -635,6 +666,24 @@ outbox_next(struct outbox *ob, struct wbuf *w, bool ops, uint64_t *ret_batch,
 
 	if (!ob->have_inflight)
 		return -ENODATA;
+	if (ops && ob->kept_batch == ob->inflight.batch &&
+	    w->len == FRAME_HDR_LEN && !w->failed &&
+	    (w->max == 0 || ob->kept.len <= w->max)) {
+		/* The seal's encoding of this very batch: w's storage for it
+		 * (the frame's header room is the same zeros in both). */
+		struct wbuf mine = *w;
+
+		w->data = ob->kept.data;
+		w->len = ob->kept.len;
+		w->cap = ob->kept.cap;
+		ob->kept.data = mine.data;
+		ob->kept.len = mine.len;
+		ob->kept.cap = mine.cap;
+		outbox_forget_encoding(ob);
+		*ret_batch = ob->inflight.batch;
+		*ret_sweep = ob->inflight.last_sweep;
+		return 0;
+	}
 	rc = batch_encode(&ob->inflight, ob->inflight.n, ops, w);
 	if (rc < 0)
 		return rc;
@@ -651,6 +700,7 @@ outbox_acked(struct outbox *ob, uint64_t batch)
 	/* Freed, not kept: between sweeps the gatherer then holds no
 	 * batch at all, only its tables. */
 	batch_free(&ob->inflight);
+	outbox_forget_encoding(ob);
 	ob->have_inflight = false;
 	return 0;
 }

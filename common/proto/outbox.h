@@ -29,8 +29,7 @@
 #include "nid.h"
 #include "opsarena.h"
 #include "strpool.h"
-
-struct wbuf;
+#include "wire.h"
 
 #define OUTBOX_MAX_KEYS ((size_t)4 << 20)
 #define OUTBOX_NO_OPS   OPSARENA_NONE /* outbox_rec.ops: none */
@@ -103,6 +102,12 @@ struct outbox {
 	/* The pending batch holds only what the last seal split off: it
 	 * may still be unsealed. */
 	bool rest_only;
+	/* The SWEEP of the batch in flight (with its op section) as the
+	 * seal encoded it to see that it fits, after FRAME_HDR_LEN bytes of
+	 * room: outbox_next() hands it over instead of encoding it again.
+	 * Kept for batch kept_batch only (0: none). */
+	struct wbuf kept;
+	uint64_t kept_batch;
 };
 
 void outbox_init(struct outbox *ob, uint64_t last_batch);
@@ -188,6 +193,17 @@ bool outbox_ready(const struct outbox *ob);
  */
 int outbox_next(struct outbox *ob, struct wbuf *w, bool ops,
     uint64_t *ret_batch, uint64_t *ret_sweep);
+
+/*
+ * A seal that found the whole batch fits keeps the SWEEP it encoded to
+ * find out.  When w holds only the room for a frame header (FRAME_HDR_LEN
+ * bytes, as a sender writes it) and ops is set, outbox_next() moves that
+ * encoding into w (w's storage is swapped, not copied), so that a sweep
+ * encodes its batch once.  Callers forget what their sender did not take
+ * (it would stay resident through an outage): outbox_forget_encoding(),
+ * right after giving the sender its chance.
+ */
+void outbox_forget_encoding(struct outbox *ob);
 
 /* Whether both batches encode (a restored outbox: see gstate.c).
  * Returns 0 or the encoder's error. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The outbox suite (test_outbox.c), continued: batches sealed within a
- * size limit, split to fit a frame, and again after an unseal. */
+ * size limit, split to fit a frame, and again after an unseal; the
+ * seal's encoding kept for the sender. */
 #include <check.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "msg.h"
 #include "outbox.h"
 #include "outbox_tests.h"
@@ -186,9 +188,92 @@ START_TEST(split_unseal_and_fit)
 }
 END_TEST
 
+/* outbox_next() into w, after the room for a frame header, as a sender
+ * asks for it. */
+static void
+next_framed(struct outbox *ob, struct wbuf *w, bool ops)
+{
+	static const uint8_t room[FRAME_HDR_LEN];
+	uint64_t batch, sweep;
+
+	wbuf_reset(w);
+	(void)wbuf_put(w, room, sizeof(room));
+	ck_assert_int_eq(outbox_next(ob, w, ops, &batch, &sweep), 0);
+	ck_assert_uint_eq(batch, ob->inflight.batch);
+}
+
+/* A seal that found the whole batch fits keeps what it encoded: the
+ * sender gets exactly the bytes a fresh encoding gives, once, and only
+ * with the op section; an unseal, a split, an acknowledgement or the
+ * caller forget it. */
+START_TEST(seal_keeps_encoding)
+{
+	struct mdops ops;
+	struct outbox ob;
+	struct wbuf a, b, c;
+
+	memset(&ops, 0, sizeof(ops));
+	ops.v[MDOPS_OPEN] = 3;
+	wbuf_init(&a, 0);
+	wbuf_init(&b, 0);
+	wbuf_init(&c, 0);
+	outbox_init(&ob, 7);
+	add_clients(&ob, 200, 5, 1);
+	ck_assert_int_eq(outbox_add_ops(&ob, "scratch", "10.0.0.9@o2ib", &ops,
+	                     1),
+	    0);
+	ck_assert_int_eq(outbox_seal_within(&ob, 1 << 20), 0);
+	ck_assert_uint_eq(ob.kept_batch, 8);
+	/* Without the op section: encoded, the kept one left alone. */
+	next_framed(&ob, &a, false);
+	ck_assert_uint_eq(ob.kept_batch, 8);
+	/* With it: handed over, then encoded afresh the same. */
+	next_framed(&ob, &b, true);
+	ck_assert_uint_eq(ob.kept_batch, 0);
+	ck_assert_ptr_null(ob.kept.data);
+	next_framed(&ob, &c, true);
+	ck_assert_uint_eq(b.len, c.len);
+	ck_assert(memcmp(b.data, c.data, b.len) == 0);
+	ck_assert_uint_lt(a.len, b.len);
+	ck_assert_int_eq(outbox_acked(&ob, 8), 0);
+	/* Unsealed (the save failed): forgotten with the number. */
+	add_clients(&ob, 10, 5, 2);
+	ck_assert_int_eq(outbox_seal_within(&ob, 1 << 20), 0);
+	ck_assert_uint_eq(ob.kept_batch, 9);
+	ck_assert_int_eq(outbox_unseal(&ob), 0);
+	ck_assert_uint_eq(ob.kept_batch, 0);
+	ck_assert_ptr_null(ob.kept.data);
+	/* Sealed again with more: the new encoding, not the old. */
+	add_clients(&ob, 20, 1, 3);
+	ck_assert_int_eq(outbox_seal_within(&ob, 1 << 20), 0);
+	next_framed(&ob, &b, true);
+	next_framed(&ob, &c, true);
+	ck_assert_uint_eq(b.len, c.len);
+	ck_assert(memcmp(b.data, c.data, b.len) == 0);
+	ck_assert_uint_eq(ob.inflight.n, 20);
+	/* The caller forgets what its sender did not take. */
+	ck_assert_int_eq(outbox_acked(&ob, 9), 0);
+	add_clients(&ob, 10, 5, 4);
+	ck_assert_int_eq(outbox_seal_within(&ob, 1 << 20), 0);
+	ck_assert_ptr_nonnull(ob.kept.data);
+	outbox_forget_encoding(&ob);
+	ck_assert_ptr_null(ob.kept.data);
+	ck_assert_int_eq(outbox_acked(&ob, 10), 0);
+	/* Split: nothing kept. */
+	add_clients(&ob, 400, 5, 5);
+	ck_assert_int_eq(outbox_seal_within(&ob, 600), 1);
+	ck_assert_uint_eq(ob.kept_batch, 0);
+	wbuf_free(&a);
+	wbuf_free(&b);
+	wbuf_free(&c);
+	outbox_free(&ob);
+}
+END_TEST
+
 void
 outbox_split_tests(TCase *tc)
 {
 	tcase_add_test(tc, split_to_fit);
 	tcase_add_test(tc, split_unseal_and_fit);
+	tcase_add_test(tc, seal_keeps_encoding);
 }
