@@ -311,24 +311,18 @@ static inline __attribute__((always_inline)) bool
 fast_skip_digits(const char **pp, const char *end)
 {
 	const char *p = *pp;
-	uint64_t m, unused;
-	unsigned n;
+	uint64_t unused;
+	unsigned i;
 
-	if (end - p >= 24) {
-		m = non_digits(load8(p));
+	for (i = 0; i < 3 && end - p >= 24; i++) {
+		uint64_t m = non_digits(load8(p + (size_t)8 * i));
+
 		if (m != 0) {
-			n = first_marked(m);
+			unsigned n = 8 * i + first_marked(m);
+
+			if (n == 0 || n > 19)
+				break;
 			*pp = p + n;
-			return n != 0;
-		}
-		m = non_digits(load8(p + 8));
-		if (m != 0) {
-			*pp = p + 8 + first_marked(m);
-			return true;
-		}
-		m = non_digits(load8(p + 16));
-		if (m != 0 && (n = first_marked(m)) <= 3) {
-			*pp = p + 16 + n;
 			return true;
 		}
 	}

@@ -84,7 +84,7 @@ struct lstats {
 /* min, max and sumsq are not wanted (the gatherer's case): a line in
  * Lustre's own layout has them checked as always but not converted, so
  * they read 0; every other field is what a full parse gives. */
-#define LSTATS_PARSE_NO_MINMAX 0x02u
+#define LSTATS_PARSE_NO_MINMAX       0x02u
 
 /*
  * Parse len bytes of buf into st (reset first).  Returns 0, or on failure
