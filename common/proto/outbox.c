@@ -452,7 +452,7 @@ batch_fit(const struct outbox_batch *b, size_t max_payload, struct wbuf *keep,
 		*ret_n = k;
 		return 0;
 	}
-	len = keep->len - sizeof(room);
+	len = rc == 0 ? keep->len - sizeof(room) : 0;
 	wbuf_free(keep);
 	if (rc < 0)
 		return rc;
@@ -666,19 +666,10 @@ outbox_next(struct outbox *ob, struct wbuf *w, bool ops, uint64_t *ret_batch,
 
 	if (!ob->have_inflight)
 		return -ENODATA;
+	/* The seal's encoding of this very batch, in place of w's bytes
+	 * (the frame's header room is the same zeros in both). */
 	if (ops && ob->kept_batch == ob->inflight.batch &&
-	    w->len == FRAME_HDR_LEN && !w->failed &&
-	    (w->max == 0 || ob->kept.len <= w->max)) {
-		/* The seal's encoding of this very batch: w's storage for it
-		 * (the frame's header room is the same zeros in both). */
-		struct wbuf mine = *w;
-
-		w->data = ob->kept.data;
-		w->len = ob->kept.len;
-		w->cap = ob->kept.cap;
-		ob->kept.data = mine.data;
-		ob->kept.len = mine.len;
-		ob->kept.cap = mine.cap;
+	    w->len == FRAME_HDR_LEN && wbuf_swap(w, &ob->kept) == 0) {
 		outbox_forget_encoding(ob);
 		*ret_batch = ob->inflight.batch;
 		*ret_sweep = ob->inflight.last_sweep;

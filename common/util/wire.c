@@ -66,6 +66,23 @@ wbuf_reserve(struct wbuf *w, size_t n)
 }
 
 int
+wbuf_swap(struct wbuf *a, struct wbuf *b)
+{
+	struct wbuf t = *a;
+
+	if (a->failed || b->failed || (a->max != 0 && b->len > a->max) ||
+	    (b->max != 0 && a->len > b->max))
+		return -EMSGSIZE;
+	a->data = b->data;
+	a->len = b->len;
+	a->cap = b->cap;
+	b->data = t.data;
+	b->len = t.len;
+	b->cap = t.cap;
+	return 0;
+}
+
+int
 wbuf_put(struct wbuf *w, const void *p, size_t n)
 {
 	int rc = wbuf_reserve(w, n);

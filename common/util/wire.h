@@ -53,6 +53,11 @@ int wbuf_patch_be32(struct wbuf *w, size_t off, uint32_t v);
 /* 0, or the error of the first failed write. */
 int wbuf_status(const struct wbuf *w);
 
+/* Exchange what a and b hold (their storage: nothing is copied); each
+ * keeps its own max.  Returns 0, or -EMSGSIZE when either has failed or
+ * holds more than the other's max allows (nothing exchanged). */
+int wbuf_swap(struct wbuf *a, struct wbuf *b);
+
 void rbuf_init(struct rbuf *r, const void *p, size_t len);
 
 /* Readers return 0, or -1 when the buffer is too short or the value is

@@ -339,6 +339,37 @@ START_TEST(reset_and_patch)
 }
 END_TEST
 
+/* Two buffers exchange their bytes, each keeping its max; one that holds
+ * more than the other's max allows, or has failed, is refused whole. */
+START_TEST(swap)
+{
+	struct wbuf a, b, big;
+
+	wbuf_init(&a, 8);
+	wbuf_init(&b, 0);
+	wbuf_init(&big, 0);
+	ck_assert_int_eq(wbuf_put(&a, "ab", 2), 0);
+	ck_assert_int_eq(wbuf_put(&b, "xyz", 3), 0);
+	ck_assert_int_eq(wbuf_put(&big, "0123456789", 10), 0);
+	ck_assert_int_eq(wbuf_swap(&a, &b), 0);
+	ck_assert_uint_eq(a.len, 3);
+	ck_assert(memcmp(a.data, "xyz", 3) == 0);
+	ck_assert_uint_eq(a.max, 8);
+	ck_assert_uint_eq(b.len, 2);
+	ck_assert(memcmp(b.data, "ab", 2) == 0);
+	ck_assert_uint_eq(b.max, 0);
+	ck_assert_int_eq(wbuf_swap(&a, &big), -EMSGSIZE);
+	ck_assert_uint_eq(a.len, 3);
+	ck_assert_uint_eq(big.len, 10);
+	ck_assert_int_eq(wbuf_put(&a, "0123456789", 10), -EMSGSIZE);
+	ck_assert_int_eq(wbuf_swap(&b, &a), -EMSGSIZE);
+	ck_assert_uint_eq(b.len, 2);
+	wbuf_free(&a);
+	wbuf_free(&b);
+	wbuf_free(&big);
+}
+END_TEST
+
 START_TEST(str8)
 {
 	char s255[256], s256[257], out[256], small[4];
@@ -425,6 +456,7 @@ main(void)
 	tcase_add_test(tc, max_limit);
 	tcase_add_test(tc, reset_and_patch);
 	tcase_add_test(tc, str8);
+	tcase_add_test(tc, swap);
 	tcase_add_loop_test(tc, str8_bad, 0,
 	    sizeof(bad_str8s) / sizeof(bad_str8s[0]));
 	suite_add_tcase(s, tc);
