@@ -399,10 +399,7 @@ sweep_deliver(struct gatherer *g, struct emit_ctx *ec, uint64_t *ret_save_ns)
 	if (gatherer_save_state(g) < 0 && sealed)
 		(void)outbox_unseal(&g->up.ob);
 	*ret_save_ns = clock_monotonic_ns() - t0;
-	/* The sender takes the SWEEP the seal encoded, if it can send now;
-	 * when it cannot, that encoding is not held through an outage. */
-	sender_kick(g->up.snd);
-	outbox_forget_encoding(&g->up.ob);
+	uplink_kick(&g->up);
 }
 
 /* The process's CPU time so far, in seconds (0 if unknown). */

@@ -489,12 +489,8 @@ relay_commit(struct relay *r, uint64_t sweep_id, const struct sweeps_ack *acks,
 		}
 		return -1;
 	}
-	/* A route's sender takes the SWEEP its seal encoded, if it can
-	 * send now; one that cannot does not hold it through an outage. */
-	for (i = 0; i < r->nroutes; i++) {
-		sender_kick(r->routes[i].up.snd);
-		outbox_forget_encoding(&r->routes[i].up.ob);
-	}
+	for (i = 0; i < r->nroutes; i++)
+		uplink_kick(&r->routes[i].up);
 	return 0;
 }
 

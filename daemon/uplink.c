@@ -44,6 +44,13 @@ uplink_connect(struct uplink *u, struct event_base *base,
 }
 
 void
+uplink_kick(struct uplink *u)
+{
+	sender_kick(u->snd);
+	outbox_forget_encoding(&u->ob);
+}
+
+void
 uplink_disconnect(struct uplink *u)
 {
 	if (u->snd != NULL)

@@ -44,6 +44,12 @@ void uplink_init(struct uplink *u, uint64_t last_batch);
 int uplink_connect(struct uplink *u, struct event_base *base,
     const struct lh_config *cfg, const struct uplink_peer *peer);
 
+/* Send the batch just sealed, if connected and nothing awaits an ACK.
+ * The SWEEP the seal encoded goes out as the frame; when it cannot go
+ * now it is dropped (outbox_forget_encoding()), so that an outage holds
+ * no extra copy of the batch. */
+void uplink_kick(struct uplink *u);
+
 /* Say BYE if connected and close; the outbox stays.  NULL sender: no-op. */
 void uplink_disconnect(struct uplink *u);
 
