@@ -25,6 +25,9 @@
  */
 #define ONES8 0x0101010101010101ULL
 
+/* Where "%-25s " puts the first byte after a short name. */
+#define LSTATS_NAME_COLUMN 26
+
 static uint64_t
 load8(const char *p)
 {
@@ -379,17 +382,36 @@ fast_values(const char *q, const char *end, uint64_t vals[4], bool sum_only,
 	return q;
 }
 
+/* A counter line from its count at q: vals (all five set), *unit and
+ * *ret_n filled, nothing stored.  Returns its '\n', or NULL. */
+static inline __attribute__((always_inline)) const char *
+fast_counter(const char *q, const char *end, unsigned flags, uint64_t vals[5],
+    struct token *unit, unsigned *ret_n)
+{
+	memset(vals, 0, 5 * sizeof(vals[0]));
+	if (!fast_digits(&q, end, &vals[0]) || end - q < 10 ||
+	    load8(q) != load8(" samples") || q[8] != ' ' || q[9] != '[')
+		return NULL;
+	unit->p = q + 9;
+	q = fast_field_end(unit->p, end);
+	unit->n = (size_t)(q - unit->p);
+	if (q == end || !unit_ok(unit))
+		return NULL;
+	return fast_values(q, end, &vals[1],
+	    (flags & LSTATS_PARSE_NO_MINMAX) != 0, ret_n);
+}
+
 /* The line at p, stored; returns its '\n', or NULL to leave the line to
  * the general way. */
 static const char *
 fast_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
     unsigned flags, uint64_t *seen)
 {
-	uint64_t vals[5] = {0, 0, 0, 0, 0};
+	uint64_t vals[5];
 	struct lstats_time *slot;
 	struct token name, unit;
-	unsigned nvals;
-	const char *q;
+	unsigned nvals = 0;
+	const char *q, *nl;
 	bool colon;
 
 	q = fast_field_end(p, end);
@@ -402,21 +424,31 @@ fast_line(struct lstats *st, const char *p, const char *end, unsigned lineno,
 		return colon ? NULL : fast_header(st, slot, q, end);
 	if (name.n >= LSTATS_NAME_MAX || st->ncounters == LSTATS_COUNTERS_MAX)
 		return NULL;
-	q = skip_spaces(q, end);
-	if (!fast_digits(&q, end, &vals[0]) || end - q < 10 ||
-	    load8(q) != load8(" samples") || q[8] != ' ' || q[9] != '[')
-		return NULL;
-	unit.p = q + 9;
-	q = fast_field_end(unit.p, end);
-	unit.n = (size_t)(q - unit.p);
-	if (q == end || !unit_ok(&unit))
-		return NULL;
-	q = fast_values(q, end, &vals[1], (flags & LSTATS_PARSE_NO_MINMAX) != 0,
-	    &nvals);
-	if (q == NULL)
+	/*
+	 * Lustre pads a name to 25 columns and one space ("%-25s "), so the
+	 * count of nearly every line starts at column 26.  When the bytes
+	 * there say so, the count is read from that column at once, and the
+	 * spaces before it are found beside it: off the chain of loads in
+	 * which each field's end is found from the last one's, which is
+	 * what a line costs.  When they end elsewhere (a short line, not
+	 * padded), the line is read again from there.
+	 */
+	if (end - p > LSTATS_NAME_COLUMN && p[LSTATS_NAME_COLUMN - 1] == ' ' &&
+	    p[LSTATS_NAME_COLUMN] != ' ') {
+		const char *s = skip_spaces(q, end);
+
+		nl = fast_counter(p + LSTATS_NAME_COLUMN, end, flags, vals,
+		    &unit, &nvals);
+		if (s != p + LSTATS_NAME_COLUMN)
+			nl = fast_counter(s, end, flags, vals, &unit, &nvals);
+	} else {
+		nl = fast_counter(skip_spaces(q, end), end, flags, vals, &unit,
+		    &nvals);
+	}
+	if (nl == NULL)
 		return NULL;
 	counter_store(st, seen, &name, &unit, vals, nvals, 0, lineno, end);
-	return q;
+	return nl;
 }
 
 static void

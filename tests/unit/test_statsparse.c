@@ -731,6 +731,52 @@ START_TEST(fast_path_numbers)
 }
 END_TEST
 
+/*
+ * The fast path reads a count from column 26 (after "%-25s ") before it
+ * has found where the name's spaces end, and reads the line again when
+ * they end elsewhere.  Every way a line can sit around that column: a
+ * name of 1 to 30 bytes followed by 1 to 30 spaces, the next line's bytes
+ * at columns 25 and 26 (a short line), a word where the count should be.
+ */
+START_TEST(fast_path_column)
+{
+	static const char *const after[] = {
+	    "",
+	    "x                         9 samples [reqs]\n",
+	    "                          1 samples [reqs]\n",
+	    "y  zz                     7 samples [reqs]\n",
+	};
+	char line[512], name[40];
+	unsigned nlen, spaces, a;
+
+	for (nlen = 1; nlen <= 30; nlen++) {
+		memset(name, 'n', nlen);
+		name[nlen] = '\0';
+		for (spaces = 1; spaces <= 30; spaces++) {
+			for (a = 0; a < sizeof(after) / sizeof(after[0]); a++) {
+				int n = snprintf(line, sizeof(line),
+				    "%s%*s%u samples [reqs] 1 2 3 4\n%s", name,
+				    (int)spaces, "", spaces, after[a]);
+
+				ck_assert(n > 0 && (size_t)n < sizeof(line));
+				ck_assert_int_eq(parse_exact(&st, line,
+				                     (size_t)n, 0, NULL),
+				    0);
+				ck_assert_uint_eq(st.counters[0].name_len, nlen);
+				ck_assert_uint_eq(st.counters[0].count, spaces);
+				ck_assert_uint_eq(st.counters[0].sumsq, 4);
+				assert_paths_agree(line, line, (size_t)n, 0);
+			}
+		}
+	}
+	/* Not a count where the padding would put one. */
+	assert_paths_agree("word at 26",
+	    "ping                      x samples [reqs]\n", 43, 0);
+	assert_paths_agree("word before 26",
+	    "ping  abc                 5 samples [reqs]\n", 43, 0);
+}
+END_TEST
+
 /* Headers as 2.10 and later print them take the fast path too. */
 START_TEST(fast_path_headers)
 {
@@ -895,6 +941,7 @@ main(void)
 	tcase_add_loop_test(tf, fast_path_fixtures, 0, nexpects);
 	tcase_add_test(tf, fast_path_numbers);
 	tcase_add_test(tf, fast_path_headers);
+	tcase_add_test(tf, fast_path_column);
 	tcase_add_test(tf, fast_path_nul);
 	tcase_add_test(tf, fast_path_refusals);
 	suite_add_tcase(s, tf);
