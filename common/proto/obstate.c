@@ -14,19 +14,20 @@
 
 #define BAD(err, what) lh_err_set((err), 0, -EBADMSG, "damaged: %s", (what))
 
-void
-obstate_put_counters(struct wbuf *w, const struct iocount *c)
+uint8_t *
+obstate_store_counters(uint8_t *p, const struct iocount *c)
 {
 	uint64_t v[IOCOUNT_N];
 	unsigned i;
 
 	iocount_to_array(c, v);
 	for (i = 0; i < IOCOUNT_N; i++)
-		(void)wbuf_put_varint(w, v[i]);
+		p = varint_store(p, v[i]);
+	return p;
 }
 
-void
-obstate_put_ops(struct wbuf *w, const struct mdops *m)
+uint8_t *
+obstate_store_ops(uint8_t *p, const struct mdops *m)
 {
 	uint64_t mask = 0;
 	unsigned i;
@@ -35,11 +36,30 @@ obstate_put_ops(struct wbuf *w, const struct mdops *m)
 		if (m != NULL && m->v[i] != 0)
 			mask |= (uint64_t)1 << i;
 	}
-	(void)wbuf_put_varint(w, mask);
+	p = varint_store(p, mask);
 	for (i = 0; i < MDOPS_N; i++) {
 		if ((mask & (uint64_t)1 << i) != 0)
-			(void)wbuf_put_varint(w, m->v[i]);
+			p = varint_store(p, m->v[i]);
 	}
+	return p;
+}
+
+void
+obstate_put_counters(struct wbuf *w, const struct iocount *c)
+{
+	uint8_t *p = wbuf_room(w, OBSTATE_COUNTERS_MAX);
+
+	if (p != NULL)
+		wbuf_advance(w, (size_t)(obstate_store_counters(p, c) - p));
+}
+
+void
+obstate_put_ops(struct wbuf *w, const struct mdops *m)
+{
+	uint8_t *p = wbuf_room(w, OBSTATE_OPS_MAX);
+
+	if (p != NULL)
+		wbuf_advance(w, (size_t)(obstate_store_ops(p, m) - p));
 }
 
 int

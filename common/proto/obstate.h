@@ -19,6 +19,7 @@
 #define LH_OBSTATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct iocount;
 struct lh_err;
@@ -41,6 +42,13 @@ int obstate_get(struct statefile_src *src, bool with_ops, struct outbox *ob,
 /* The pieces, for other parts of a state file. */
 void obstate_put_counters(struct wbuf *w, const struct iocount *c);
 void obstate_put_ops(struct wbuf *w, const struct mdops *m); /* m may be NULL */
+/* The same bytes into room made by wbuf_room() (at least
+ * OBSTATE_COUNTERS_MAX, OBSTATE_OPS_MAX bytes); each returns p past
+ * them. */
+#define OBSTATE_COUNTERS_MAX (VARINT_MAX * IOCOUNT_N)
+#define OBSTATE_OPS_MAX      (VARINT_MAX * (1 + MDOPS_N))
+uint8_t *obstate_store_counters(uint8_t *p, const struct iocount *c);
+uint8_t *obstate_store_ops(uint8_t *p, const struct mdops *m);
 int obstate_get_counters(struct rbuf *r, struct iocount *c);
 /* *ret_any: some op count is there. */
 int obstate_get_ops(struct rbuf *r, struct mdops *m, bool *ret_any);

@@ -65,6 +65,20 @@ wbuf_reserve(struct wbuf *w, size_t n)
 	return 0;
 }
 
+uint8_t *
+wbuf_room(struct wbuf *w, size_t n)
+{
+	return wbuf_reserve(w, n) < 0 ? NULL : w->data + w->len;
+}
+
+void
+wbuf_advance(struct wbuf *w, size_t used)
+{
+	/* Only what wbuf_room() made room for. */
+	if (!w->failed && used <= w->cap - w->len)
+		w->len += used;
+}
+
 int
 wbuf_swap(struct wbuf *a, struct wbuf *b)
 {

@@ -53,6 +53,30 @@ int wbuf_patch_be32(struct wbuf *w, size_t off, uint32_t v);
 /* 0, or the error of the first failed write. */
 int wbuf_status(const struct wbuf *w);
 
+/*
+ * For an encoder that writes many small fields in a row: room for up to n
+ * bytes at the end of w, to be filled through the pointer returned and
+ * then counted with wbuf_advance(w, used) (used <= n), or NULL when the
+ * write fails (w->failed set, as any writer's).  varint_store() is
+ * wbuf_put_varint() into such room.
+ */
+uint8_t *wbuf_room(struct wbuf *w, size_t n);
+void wbuf_advance(struct wbuf *w, size_t used);
+
+#define VARINT_MAX 10 /* bytes of the longest LEB128 of 64 bits */
+
+/* v as LEB128 at p (VARINT_MAX bytes of room); returns p past it. */
+static inline uint8_t *
+varint_store(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
 /* Exchange what a and b hold (their storage: nothing is copied); each
  * keeps its own max.  Returns 0, or -EMSGSIZE when either has failed or
  * holds more than the other's max allows (nothing exchanged). */

@@ -370,6 +370,38 @@ START_TEST(swap)
 }
 END_TEST
 
+/* Room made, filled in place and counted: the bytes wbuf_put_varint()
+ * writes; a buffer at its max refuses the room and stays failed. */
+START_TEST(room_and_store)
+{
+	static const uint64_t vals[] = {0, 1, 127, 128, 16383, 16384,
+	    (uint64_t)1 << 35, UINT64_MAX >> 1, UINT64_MAX};
+	struct wbuf a, b, small;
+	uint8_t *p, *start;
+	size_t i;
+
+	wbuf_init(&a, 0);
+	wbuf_init(&b, 0);
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		ck_assert_int_eq(wbuf_put_varint(&a, vals[i]), 0);
+		start = p = wbuf_room(&b, VARINT_MAX);
+		ck_assert_ptr_nonnull(p);
+		p = varint_store(p, vals[i]);
+		wbuf_advance(&b, (size_t)(p - start));
+	}
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+	wbuf_init(&small, 4);
+	ck_assert_ptr_null(wbuf_room(&small, VARINT_MAX));
+	ck_assert_int_eq(wbuf_status(&small), -EMSGSIZE);
+	wbuf_advance(&small, 2);
+	ck_assert_uint_eq(small.len, 0);
+	wbuf_free(&a);
+	wbuf_free(&b);
+	wbuf_free(&small);
+}
+END_TEST
+
 START_TEST(str8)
 {
 	char s255[256], s256[257], out[256], small[4];
@@ -457,6 +489,7 @@ main(void)
 	tcase_add_test(tc, reset_and_patch);
 	tcase_add_test(tc, str8);
 	tcase_add_test(tc, swap);
+	tcase_add_test(tc, room_and_store);
 	tcase_add_loop_test(tc, str8_bad, 0,
 	    sizeof(bad_str8s) / sizeof(bad_str8s[0]));
 	suite_add_tcase(s, tc);
