@@ -268,6 +268,7 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	struct delta_sample prev;
 	struct iocount d;
 	struct mdops dops;
+	const struct mdops *dp = &zero;
 	enum delta_kind kind;
 	uint64_t span_ns;
 	bool base = t->baseline || e->base, unmoved, skip;
@@ -281,13 +282,16 @@ gtable_observe(struct gtable *t, struct gt_target *tg, struct gt_export *e,
 	kind = delta_compute(e->have ? &prev : NULL, cur, base, &d, &span_ns);
 	if (ops == NULL)
 		ops = &zero;
-	memset(&dops, 0, sizeof(dops));
-	if (tg->ops != NULL)
+	/* An OST has no op counts: its op deltas are the zero ones, not
+	 * 136 bytes cleared for each of its exports. */
+	if (tg->ops != NULL) {
 		export_ops_delta(tg, e, kind, ops, &dops);
-	skip = observe_skips(c, base, unmoved, span_ns, &d, &dops);
+		dp = &dops;
+	}
+	skip = observe_skips(c, base, unmoved, span_ns, &d, dp);
 	/* Room for the sums, and the op deltas out, first: failing, nothing
 	 * has changed, and the next sweep counts the same delta again. */
-	if (sums_reserve(t, tg) < 0 || (!skip && observe_ops(t, c, &dops) < 0))
+	if (sums_reserve(t, tg) < 0 || (!skip && observe_ops(t, c, dp) < 0))
 		return -ENOMEM;
 	if (tg->ops != NULL)
 		export_ops_store(tg, e, ops);
