@@ -10,6 +10,7 @@
 #include "gtable.h"
 #include "gtable_int.h"
 #include "msg.h"
+#include "nid.h"
 
 /* Clients are indexed by (fs, nid). */
 struct client_key {
@@ -264,7 +265,8 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 	struct client_key k = {fs, nid};
 	struct gt_client *c;
 	uint64_t h = hindex_hash_pair(fs, nid);
-	uint32_t idx, name;
+	char canon[NID_STR_MAX];
+	uint32_t idx, name, out;
 	uint16_t fsi;
 	int rc;
 
@@ -291,12 +293,22 @@ client_get(struct gtable *t, const char *fs, const char *nid, uint32_t *ret)
 			return -ENOMEM;
 		t->clients = c;
 	}
+	/* msg_rec_check() took it, so it has a canonical form. */
+	if (nid_canon(nid, canon, sizeof(canon)) < 0)
+		return -EINVAL;
 	rc = strpool_add(&t->names, nid, &name);
 	if (rc < 0)
 		return rc;
+	out = name;
+	if (strcmp(canon, nid) != 0 &&
+	    (rc = strpool_add(&t->names, canon, &out)) < 0) {
+		strpool_truncate(&t->names, name);
+		return rc;
+	}
 	c = &t->clients[t->nclients];
 	memset(c, 0, sizeof(*c));
 	c->name = name;
+	c->out = out;
 	c->fs = fsi;
 	client_reset_sums(c);
 	idx = (uint32_t)t->nclients;

@@ -67,6 +67,9 @@ struct gt_ops32 {
 
 struct gt_client {
 	uint32_t name;     /* its NID: an offset into gtable.names */
+	/* The same NID in canonical form, as it is reported: another
+	 * offset only when the directory's name is not (gtable_client_out()). */
+	uint32_t out;
 	uint16_t fs;       /* its filesystem: an index into gtable.fsn */
 	bool peer;         /* a server on some target of fs: never reported */
 	bool observed;     /* this sweep: at least one export read */
@@ -325,6 +328,16 @@ static inline const char *
 gtable_client_nid(const struct gtable *t, uint32_t client)
 {
 	return strpool_get(&t->names, t->clients[client].name);
+}
+
+/* The NID a client is reported under: canonical (nid_canon()), so that
+ * two directories whose names differ only in form ("@o2ib", "@o2ib0")
+ * are one client on the wire, their deltas summed, never two records
+ * the SWEEP refuses. */
+static inline const char *
+gtable_client_out(const struct gtable *t, uint32_t client)
+{
+	return strpool_get(&t->names, t->clients[client].out);
 }
 
 static inline const char *

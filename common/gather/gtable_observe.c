@@ -254,7 +254,7 @@ observe_ops(struct gtable *t, struct gt_client *c, const struct mdops *dops)
 		return 0;
 	if (t->ops_fn != NULL)
 		return t->ops_fn(t->ops_arg, fsnames_get(&t->fsn, c->fs),
-		    strpool_get(&t->names, c->name), dops);
+		    strpool_get(&t->names, c->out), dops);
 	mdops_add(client_ops(t, c), dops);
 	return 0;
 }

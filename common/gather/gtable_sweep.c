@@ -67,18 +67,26 @@ names_repack(struct gtable *t)
 	uint32_t *off;
 	size_t i;
 
-	/* The new offsets aside first: without memory nothing changes. */
-	off = malloc((t->nclients > 0 ? t->nclients : 1) * sizeof(*off));
+	/* The new offsets aside first (a client's name, then its
+	 * canonical form): without memory nothing changes. */
+	off = malloc((t->nclients > 0 ? t->nclients : 1) * 2 * sizeof(*off));
 	if (off == NULL)
 		return -ENOMEM;
 	strpool_init(&v);
 	for (i = 0; i < t->nclients; i++) {
+		const struct gt_client *c = &t->clients[i];
+
 		if (strpool_add(&v, gtable_client_nid(t, (uint32_t)i),
-		        &off[i]) < 0) {
+		        &off[2 * i]) < 0 ||
+		    (c->out != c->name &&
+		        strpool_add(&v, gtable_client_out(t, (uint32_t)i),
+		            &off[2 * i + 1]) < 0)) {
 			strpool_free(&v);
 			free(off);
 			return -ENOMEM;
 		}
+		if (c->out == c->name)
+			off[2 * i + 1] = off[2 * i];
 	}
 	/* Only the filesystems of the clients kept: at most as many as
 	 * before, so an index never fails. */
@@ -86,7 +94,8 @@ names_repack(struct gtable *t)
 	for (i = 0; i < t->nclients; i++) {
 		struct gt_client *c = &t->clients[i];
 
-		c->name = off[i];
+		c->name = off[2 * i];
+		c->out = off[2 * i + 1];
 		(void)fsnames_index(&fsn, gtable_client_fs(t, (uint32_t)i),
 		    &c->fs);
 	}
@@ -237,7 +246,7 @@ gtable_sweep_end(struct gtable *t, gtable_emit_fn emit, void *arg)
 		if (c->peer)
 			continue;
 		r.fs = gtable_client_fs(t, (uint32_t)i);
-		r.nid = gtable_client_nid(t, (uint32_t)i);
+		r.nid = gtable_client_out(t, (uint32_t)i);
 		if (sm != NULL)
 			r.d = sm->d;
 		else

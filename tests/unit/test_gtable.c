@@ -10,6 +10,7 @@
 
 #include "gtable.h"
 #include "hindex.h"
+#include "outbox.h"
 #include "testutil.h"
 
 #define S  1000000000ULL /* ns */
@@ -140,6 +141,74 @@ END_TEST
 
 /* Two targets with different spans: each counter's D / span equals the
  * sum of the targets' own rates. */
+/* The records of a sweep into an outbox, as the gatherer adds them. */
+static int
+into_outbox(void *arg, const struct gt_record *r)
+{
+	return outbox_add(arg, r->fs, r->nid, &r->d, r->ops, r->span_us,
+	    r->cspan_us, 7, r->start_ns);
+}
+
+/*
+ * Two NID directories whose names differ only in form ("@o2ib" and
+ * "@o2ib0": Lustre prints neither way twice, but a tree can hold both)
+ * are two exports, each with its own counters, and one client on the
+ * wire: both are reported under the canonical NID, the outbox sums them
+ * into one record, and the SWEEP takes it.  Before, the SWEEP refused
+ * the batch (the same (fs, NID) twice) at every seal: the gatherer sent
+ * nothing again.  Still so after the clients are renumbered.
+ */
+START_TEST(aliased_nids_one_client)
+{
+	static const char *const dirs[] = {"10.1.0.1@o2ib", "10.1.0.1@o2ib0",
+	    "10.1.0.1@o2ib0"};
+	struct gtable t;
+	struct gt_target *tg[3];
+	struct outbox ob;
+	struct got g;
+	uint64_t sum;
+	unsigned k, i;
+
+	gtable_init(&t);
+	for (k = 0; k < 5; k++) {
+		gtable_sweep_begin(&t, T0 + k * 20 * S, 20 * S);
+		tg[0] = tg[1] = target(&t, "scratch-OST0000", 10);
+		tg[2] = target(&t, "scratch-OST0001", 11);
+		/* A client listed first in the first two sweeps only: when
+		 * it goes, the others are renumbered. */
+		if (k < 2)
+			see(&t, tg[0], "10.1.0.9@tcp", 99, LTREE_PEER_CLIENT,
+			    sample(k, 0, k, T0 + k * 20 * S));
+		for (i = 0; i < 3; i++)
+			see(&t, tg[i], dirs[i], 100 + i, LTREE_PEER_CLIENT,
+			    sample(k * 1000 * (i + 1), 0, k * (i + 1),
+			        T0 + k * 20 * S));
+		if (k == 4)
+			break;
+		memset(&g, 0, sizeof(g));
+		ck_assert_int_eq(gtable_sweep_end(&t, collect, &g), 0);
+		sum = 0;
+		for (i = 0; i < g.n; i++) {
+			if (strcmp(g.nid[i], "10.1.0.9@tcp") == 0)
+				continue;
+			ck_assert_str_eq(g.nid[i], "10.1.0.1@o2ib");
+			sum += g.r[i].d.read_bytes;
+		}
+		ck_assert_uint_eq(g.n, k < 2 ? 3 : 2);
+		ck_assert_uint_eq(sum, k == 0 ? 0 : 1000 + 2000 + 3000);
+	}
+	/* The last sweep into an outbox that seals it. */
+	outbox_init(&ob, 0);
+	ck_assert_int_eq(gtable_sweep_end(&t, into_outbox, &ob), 0);
+	ck_assert_uint_eq(ob.pending.n, 1);
+	ck_assert_uint_eq(ob.pending.recs[0].d.read_bytes, 1000 + 2000 + 3000);
+	ck_assert_int_eq(outbox_seal_within(&ob, 65536), 0);
+	ck_assert(ob.have_inflight);
+	outbox_free(&ob);
+	gtable_free(&t);
+}
+END_TEST
+
 START_TEST(exact_rates_over_targets)
 {
 	struct gtable t;
@@ -1111,6 +1180,7 @@ main(void)
 
 	tcase_add_test(tc, baseline_then_deltas);
 	tcase_add_test(tc, exact_rates_over_targets);
+	tcase_add_test(tc, aliased_nids_one_client);
 	tcase_add_test(tc, peers_never_reported);
 	tcase_add_test(tc, stale_export_rechecked_when_it_moves);
 	tcase_add_test(tc, stale_export_moving_backs_off);
