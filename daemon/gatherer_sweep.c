@@ -146,6 +146,7 @@ gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
 			                   strerror(-rc));
 		return 0;
 	}
+	gtable_prefetch(&g->table, tg);
 	if (lstats_parse(g->st, text, len, LSTATS_PARSE_NO_MINMAX, &err) < 0) {
 		trouble(tr, lt, path, err.reason);
 		return 0;

@@ -145,8 +145,9 @@ ltree_is_dir_entry(int dirfd, const struct dirent *de)
 bool
 ltree_nid_is_local(const char *nid)
 {
-	/* The loopback NID: a peer target on this very node. */
-	return strcmp(nid, "0@lo") == 0;
+	/* The loopback NID: a peer target on this very node.  Asked of
+	 * every directory listed: the first byte settles nearly all. */
+	return nid[0] == '0' && strcmp(nid, "0@lo") == 0;
 }
 
 static int
