@@ -83,8 +83,9 @@ gstate_put_export(struct wbuf *w, const struct gtable *t,
 	 * place: the state of 90,000 exports is written a sweep, and a
 	 * checked call per field was most of its cost.  The bytes are
 	 * those of wbuf_put_str8(), wbuf_put_varint()... field by field. */
-	start = p = wbuf_room(w, 1 + n + 1 + (size_t)VARINT_MAX * 4 +
-	        OBSTATE_COUNTERS_MAX + OBSTATE_OPS_MAX);
+	start = p = wbuf_room(w,
+	    1 + n + 1 + VARINT_MAX * 4 + OBSTATE_COUNTERS_MAX +
+	        OBSTATE_OPS_MAX);
 	if (p == NULL)
 		return;
 	/* An export listed but never read has nothing to resume from; it
@@ -92,8 +93,7 @@ gstate_put_export(struct wbuf *w, const struct gtable *t,
 	 * new one after the restart. */
 	gtable_export_prev(tg, e, &prev);
 	*p++ = (uint8_t)n;
-	memcpy(p, nid, n);
-	p += n;
+	p = bytes_store(p, nid, n);
 	p = varint_store(p, e->ino);
 	*p++ = (uint8_t)((e->classified ? 1u : 0u) | (e->cls & 3u) << 1 |
 	    (e->have ? 8u : 0u) | (ops != NULL ? GSTATE_F_OPS : 0u));

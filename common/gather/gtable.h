@@ -66,9 +66,10 @@ struct gt_ops32 {
 #define GT_INDEX_MAX ((uint32_t)1 << 24)
 
 struct gt_client {
-	uint32_t name;     /* its NID: an offset into gtable.names */
+	uint32_t name; /* its NID: an offset into gtable.names */
 	/* The same NID in canonical form, as it is reported: another
-	 * offset only when the directory's name is not (gtable_client_out()). */
+	 * offset only when the directory's name is not (gtable_client_out()).
+	 */
 	uint32_t out;
 	uint16_t fs;       /* its filesystem: an index into gtable.fsn */
 	bool peer;         /* a server on some target of fs: never reported */

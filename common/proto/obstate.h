@@ -45,8 +45,8 @@ void obstate_put_ops(struct wbuf *w, const struct mdops *m); /* m may be NULL */
 /* The same bytes into room made by wbuf_room() (at least
  * OBSTATE_COUNTERS_MAX, OBSTATE_OPS_MAX bytes); each returns p past
  * them. */
-#define OBSTATE_COUNTERS_MAX (VARINT_MAX * IOCOUNT_N)
-#define OBSTATE_OPS_MAX      (VARINT_MAX * (1 + MDOPS_N))
+#define OBSTATE_COUNTERS_MAX (VARINT_MAX * (size_t)IOCOUNT_N)
+#define OBSTATE_OPS_MAX      (VARINT_MAX * (size_t)(1 + MDOPS_N))
 uint8_t *obstate_store_counters(uint8_t *p, const struct iocount *c);
 uint8_t *obstate_store_ops(uint8_t *p, const struct mdops *m);
 int obstate_get_counters(struct rbuf *r, struct iocount *c);

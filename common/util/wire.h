@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct wbuf {
 	uint8_t *data;
@@ -63,7 +64,15 @@ int wbuf_status(const struct wbuf *w);
 uint8_t *wbuf_room(struct wbuf *w, size_t n);
 void wbuf_advance(struct wbuf *w, size_t used);
 
-#define VARINT_MAX 10 /* bytes of the longest LEB128 of 64 bits */
+#define VARINT_MAX ((size_t)10) /* bytes of the longest LEB128 of 64 bits */
+
+/* n bytes of src at p (room for them made); returns p past them. */
+static inline uint8_t *
+bytes_store(uint8_t *p, const void *src, size_t n)
+{
+	memcpy(p, src, n);
+	return p + n;
+}
 
 /* v as LEB128 at p (VARINT_MAX bytes of room); returns p past it. */
 static inline uint8_t *

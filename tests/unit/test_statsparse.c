@@ -762,7 +762,8 @@ START_TEST(fast_path_column)
 				ck_assert_int_eq(parse_exact(&st, line,
 				                     (size_t)n, 0, NULL),
 				    0);
-				ck_assert_uint_eq(st.counters[0].name_len, nlen);
+				ck_assert_uint_eq(st.counters[0].name_len,
+				    nlen);
 				ck_assert_uint_eq(st.counters[0].count, spaces);
 				ck_assert_uint_eq(st.counters[0].sumsq, 4);
 				assert_paths_agree(line, line, (size_t)n, 0);
