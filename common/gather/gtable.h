@@ -67,9 +67,8 @@ struct gt_ops32 {
 
 struct gt_client {
 	uint32_t name; /* its NID: an offset into gtable.names */
-	/* The same NID in canonical form, as it is reported: another
-	 * offset only when the directory's name is not (gtable_client_out()).
-	 */
+	/* The NID it is reported under (gtable_client_out()): the same
+	 * offset, unless the name is not in canonical form. */
 	uint32_t out;
 	uint16_t fs;       /* its filesystem: an index into gtable.fsn */
 	bool peer;         /* a server on some target of fs: never reported */

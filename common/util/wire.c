@@ -154,31 +154,17 @@ wbuf_put_be64(struct wbuf *w, uint64_t v)
 int
 wbuf_put_varint(struct wbuf *w, uint64_t v)
 {
-	uint8_t b[10];
-	size_t n = 0;
+	uint8_t b[VARINT_MAX];
 
 	/* Room for the longest already there: written in place, as
 	 * wbuf_put_u8() does. */
 	if (!w->failed && w->cap - w->len >= sizeof(b)) {
 		uint8_t *p = w->data + w->len;
 
-		while (v >= 0x80) {
-			p[n++] = (uint8_t)(v | 0x80);
-			v >>= 7;
-		}
-		p[n++] = (uint8_t)v;
-		w->len += n;
+		w->len += (size_t)(varint_store(p, v) - p);
 		return 0;
 	}
-
-	do {
-		b[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v != 0)
-			b[n] |= 0x80;
-		n++;
-	} while (v != 0);
-	return wbuf_put(w, b, n);
+	return wbuf_put(w, b, (size_t)(varint_store(b, v) - b));
 }
 
 int
