@@ -39,7 +39,9 @@ void obstate_put(struct statefile_out *o, const struct outbox *ob);
 int obstate_get(struct statefile_src *src, bool with_ops, struct outbox *ob,
     struct lh_err *err);
 
-/* The pieces, for other parts of a state file. */
+/* The pieces, for other parts of a state file.  Each asks w for room for
+ * its longest form first (a state file's buffer has no max): into a wbuf
+ * with a max, it fails unless that much is left. */
 void obstate_put_counters(struct wbuf *w, const struct iocount *c);
 void obstate_put_ops(struct wbuf *w, const struct mdops *m); /* m may be NULL */
 /* The same bytes into room made by wbuf_room() (at least
