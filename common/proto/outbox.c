@@ -688,9 +688,23 @@ outbox_acked(struct outbox *ob, uint64_t batch)
 {
 	if (!ob->have_inflight || ob->inflight.batch != batch)
 		return -ESRCH;
-	/* Freed, not kept: between sweeps the gatherer then holds no
-	 * batch at all, only its tables. */
-	batch_free(&ob->inflight);
+	/*
+	 * Its storage becomes the next pending batch's when nothing is
+	 * pending yet (the usual case: the ack comes before the next
+	 * sweep).  That sweep then fills pages the gatherer already holds,
+	 * instead of faulting in a batch's worth again, and never holds two
+	 * batches' storage: the one it fills is this one.  The empty
+	 * pending batch it replaces is freed; so is this one when a later
+	 * sweep's records are pending already.
+	 */
+	if (ob->pending.n == 0) {
+		batch_free(&ob->pending);
+		ob->pending = ob->inflight;
+		batch_clear(&ob->pending);
+		batch_init(&ob->inflight);
+	} else {
+		batch_free(&ob->inflight);
+	}
 	outbox_forget_encoding(ob);
 	ob->have_inflight = false;
 	return 0;

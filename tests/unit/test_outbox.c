@@ -120,6 +120,83 @@ START_TEST(coalesce_resend_ack)
 }
 END_TEST
 
+/* An acknowledged batch's storage becomes the next pending batch's, when
+ * nothing is pending yet: a busy gatherer's next sweep then writes into
+ * pages it already has (no page faults, no regrowth), and still sends
+ * only its own records, none left over from the batch before. */
+START_TEST(ack_keeps_storage)
+{
+	struct outbox ob;
+	struct wbuf w;
+	struct msg_sweep h;
+	struct seen s;
+	struct iocount d = io(100);
+	uint64_t batch, sweep;
+	struct outbox_rec *recs;
+	char nid[32];
+	size_t cap;
+	unsigned i;
+
+	outbox_init(&ob, 0);
+	wbuf_init(&w, 0);
+	for (i = 0; i < 500; i++) {
+		(void)snprintf(nid, sizeof(nid), "10.1.%u.%u@o2ib", i / 250,
+		    i % 250);
+		ck_assert_int_eq(outbox_add(&ob, "scratch", nid, &d, NULL,
+		                     20000000, NULL, 1000, 5),
+		    0);
+	}
+	outbox_seal(&ob);
+	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
+	ck_assert_int_eq(outbox_acked(&ob, batch), 0);
+	ck_assert_uint_eq(ob.pending.n, 0);
+	ck_assert_uint_ge(ob.pending.cap, 500);
+	ck_assert_ptr_null(ob.inflight.recs);
+	recs = ob.pending.recs;
+	cap = ob.pending.cap;
+
+	/* The next sweep: one client of the last batch again, and others. */
+	for (i = 0; i < 400; i++) {
+		(void)snprintf(nid, sizeof(nid), "10.2.%u.%u@o2ib", i / 250,
+		    i % 250);
+		ck_assert_int_eq(outbox_add(&ob, "scratch",
+		                     i == 0 ? "10.1.0.0@o2ib" : nid, &d, NULL,
+		                     20000000, NULL, 1020, 6),
+		    0);
+	}
+	ck_assert_ptr_eq(ob.pending.recs, recs);
+	ck_assert_uint_eq(ob.pending.cap, cap);
+	outbox_seal(&ob);
+	wbuf_reset(&w);
+	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
+	    0);
+	ck_assert_uint_eq(h.first_sweep, 1020);
+	ck_assert_uint_eq(s.n, 400);
+	ck_assert_uint_eq(s.read_bytes, 400 * 100);
+
+	/* Data queued before the ack came: the pending batch is left as it
+	 * is, the acknowledged one freed. */
+	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.3.0.1@o2ib", &d, NULL,
+	                     20000000, NULL, 1040, 7),
+	    0);
+	ck_assert_int_eq(outbox_acked(&ob, batch), 0);
+	ck_assert_ptr_null(ob.inflight.recs);
+	ck_assert_uint_eq(ob.pending.n, 1);
+	outbox_seal(&ob);
+	wbuf_reset(&w);
+	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
+	    0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.read_bytes, 100);
+	wbuf_free(&w);
+	outbox_free(&ob);
+}
+END_TEST
+
 /* A day-long outage of a 250-client server at 20 s: 4,320 sweeps, and
  * still one record per client, every byte kept, spans added up (a day in
  * microseconds does not fit 32 bits: the span is 64-bit). */
@@ -640,6 +717,7 @@ main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, coalesce_resend_ack);
+	tcase_add_test(tc, ack_keeps_storage);
 	tcase_add_test(tc, long_outage_bounded);
 	tcase_add_test(tc, coalesce_counter_spans);
 	tcase_add_test(tc, big_spans);
