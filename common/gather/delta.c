@@ -14,20 +14,29 @@ time_ns(const struct lstats_time *t)
 }
 
 void
+delta_sample_make(struct delta_sample *s, const struct iocount *c,
+    uint64_t samples, const struct lstats_time *snapshot,
+    const struct lstats_time *start)
+{
+	s->c = *c;
+	s->samples = samples;
+	s->snap_ns = time_ns(snapshot);
+	/* 2.15.0 and 2.15.1 print start_time 0: it says nothing. */
+	s->start_ns = time_ns(start);
+}
+
+void
 delta_sample_from(struct delta_sample *s, const struct lstats *st,
     const struct iocount *c)
 {
+	uint64_t samples = 0;
 	unsigned i;
 
-	s->c = *c;
-	s->samples = 0;
 	for (i = 0; i < st->ncounters; i++) {
 		if ((st->counters[i].neg & LSTATS_NEG_COUNT) == 0)
-			s->samples += st->counters[i].count;
+			samples += st->counters[i].count;
 	}
-	s->snap_ns = time_ns(&st->snapshot);
-	/* 2.15.0 and 2.15.1 print start_time 0: it says nothing. */
-	s->start_ns = time_ns(&st->start);
+	delta_sample_make(s, c, samples, &st->snapshot, &st->start);
 }
 
 static bool

@@ -16,6 +16,7 @@
 #include "iocount.h"
 
 struct lstats;
+struct lstats_time;
 
 /* What one read of an export showed. */
 struct delta_sample {
@@ -35,6 +36,12 @@ enum delta_kind {
 /* Fill s from a parsed stats file and its counters. */
 void delta_sample_from(struct delta_sample *s, const struct lstats *st,
     const struct iocount *c);
+
+/* The same from a file's parts (an export digest, statsdigest.h): its
+ * counters, its samples total, and its header times. */
+void delta_sample_make(struct delta_sample *s, const struct iocount *c,
+    uint64_t samples, const struct lstats_time *snapshot,
+    const struct lstats_time *start);
 
 /*
  * The delta from prev (NULL: never seen) to cur.  first_sweep: a missing

@@ -41,8 +41,8 @@ mdops_name(unsigned op)
 	return op < MDOPS_N ? names[op].s : NULL;
 }
 
-static int
-lookup(const char *name, size_t len)
+int
+mdops_lookup_n(const char *name, size_t len)
 {
 	uint32_t m = len > 0 ? by_initial[(unsigned char)name[0] & 31] : 0;
 
@@ -59,7 +59,7 @@ lookup(const char *name, size_t len)
 int
 mdops_lookup(const char *name)
 {
-	return lookup(name, strlen(name));
+	return mdops_lookup_n(name, strlen(name));
 }
 
 void
@@ -75,7 +75,7 @@ mdops_from_stats(struct mdops *ret, const struct lstats *st)
 		if ((k->flags & LSTATS_F_DUP) != 0 ||
 		    (k->neg & LSTATS_NEG_COUNT) != 0)
 			continue;
-		op = lookup(k->name, k->name_len);
+		op = mdops_lookup_n(k->name, k->name_len);
 		if (op >= 0)
 			ret->v[op] = k->count;
 	}

@@ -13,6 +13,7 @@
 #define LH_MDOPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct lstats;
@@ -47,6 +48,9 @@ const char *mdops_name(unsigned op);
 
 /* The op counted by a counter line of this name, or -1. */
 int mdops_lookup(const char *name);
+
+/* The same for the len bytes at name (no NUL needed). */
+int mdops_lookup_n(const char *name, size_t len);
 
 /* The counts of an MDT's parsed export stats file.  Lines printed twice
  * count at their first line; a count printed negative counts 0. */
