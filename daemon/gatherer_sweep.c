@@ -29,6 +29,7 @@
 #include "mdops.h"
 #include "outbox.h"
 #include "sender.h"
+#include "statsdigest.h"
 #include "statsfeed.h"
 #include "statsparse.h"
 
@@ -116,9 +117,9 @@ gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
     const struct sfeed_export *remote, bool *ret_defer)
 {
 	char path[LTREE_NID_MAX + 16];
+	struct lstats_digest dg;
 	struct delta_sample cur;
 	struct iocount io;
-	struct mdops ops;
 	struct gt_export *e;
 	struct lh_err err;
 	const char *text = g->buf;
@@ -147,20 +148,28 @@ gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
 		return 0;
 	}
 	gtable_prefetch(&g->table, tg);
-	if (lstats_parse(g->st, text, len, LSTATS_PARSE_NO_MINMAX, &err) < 0) {
-		trouble(tr, lt, path, err.reason);
-		return 0;
+	if (lstats_digest(&dg, text, len, lt->kind) == 0) {
+		delta_sample_make(&cur, &dg.io, dg.samples, &dg.snapshot,
+		    &dg.start);
+	} else {
+		/* Not a file as Lustre prints it: the general way, which
+		 * also says what is wrong with it. */
+		if (lstats_parse(g->st, text, len, LSTATS_PARSE_NO_MINMAX,
+		        &err) < 0) {
+			trouble(tr, lt, path, err.reason);
+			return 0;
+		}
+		iocount_from_stats(&io, g->st, lt->kind);
+		delta_sample_from(&cur, g->st, &io);
+		if (lt->kind == LH_TARGET_MDT)
+			mdops_from_stats(&dg.ops, g->st);
 	}
-	iocount_from_stats(&io, g->st, lt->kind);
-	delta_sample_from(&cur, g->st, &io);
-	/* Per-op counts exist on MDTs only; an OST's stats have none. */
-	if (lt->kind == LH_TARGET_MDT)
-		mdops_from_stats(&ops, g->st);
 	if (gtable_needs_uuid(e, &cur) &&
 	    classify_export(g, e, lt, nid, remote, ret_defer) != 0)
 		return 0;
+	/* Per-op counts exist on MDTs only; an OST's stats have none. */
 	return gtable_observe(&g->table, tg, e, &cur,
-	    lt->kind == LH_TARGET_MDT ? &ops : NULL);
+	    lt->kind == LH_TARGET_MDT ? &dg.ops : NULL);
 }
 
 /* List one target's exports/ and read every NID directory in it. */

@@ -3,12 +3,16 @@
  * The gatherer's CPU cost per stats file, without the I/O: every
  * <nid>/stats under ROOT (the layout tests/bench/floor.c walks) is read
  * into memory once, then each round runs what the gatherer runs on each
- * file after reading it: lstats_parse (without min, max and sumsq),
- * iocount_from_stats,
+ * file after reading it: lstats_digest, or for a file it declines
+ * lstats_parse (without min, max and sumsq), iocount_from_stats,
  * mdops_from_stats (MDT files only) and delta_sample_from.
  *
  *   bench_parse ROOT ROUNDS   prints one line per round:
  *                             seconds files ns_per_file
+ *
+ * With LH_BENCH_GENERAL set in the environment, every file goes the
+ * general way (what the gatherer did before the digest): the two ways
+ * compared in one build.
  *
  * On stderr: files refused by the parser and a checksum of every result,
  * the same for any two builds that behave the same.
@@ -16,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +32,7 @@
 #include "err.h"
 #include "iocount.h"
 #include "mdops.h"
+#include "statsdigest.h"
 #include "statsparse.h"
 
 #define BENCH_FILE_MAX 65536 /* as the gatherer: larger files are refused */
@@ -163,9 +169,39 @@ mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3ULL;
 }
 
+/* What the gatherer makes of one file (gather_export()): the digest, or
+ * when it declines (or general is set) the parse and its three passes.
+ * Returns 0, or the parser's error with err set. */
+static int
+count_file(const char *buf, size_t len, enum lh_target_kind kind, bool general,
+    struct lstats *st, struct delta_sample *s, struct mdops *ops,
+    struct lh_err *err)
+{
+	struct lstats_digest dg;
+	struct iocount io;
+	int rc;
+
+	if (!general && lstats_digest(&dg, buf, len, kind) == 0) {
+		delta_sample_make(s, &dg.io, dg.samples, &dg.snapshot,
+		    &dg.start);
+		if (kind == LH_TARGET_MDT)
+			*ops = dg.ops;
+		return 0;
+	}
+	rc = lstats_parse(st, buf, len, LSTATS_PARSE_NO_MINMAX, err);
+	if (rc < 0)
+		return rc;
+	iocount_from_stats(&io, st, kind);
+	delta_sample_from(s, st, &io);
+	if (kind == LH_TARGET_MDT)
+		mdops_from_stats(ops, st);
+	return 0;
+}
+
 /* One round over every file; returns a checksum of the results. */
 static uint64_t
-run_round(const struct corpus *c, struct lstats *st, unsigned long *ret_bad)
+run_round(const struct corpus *c, bool general, struct lstats *st,
+    unsigned long *ret_bad)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	unsigned long bad = 0;
@@ -175,21 +211,17 @@ run_round(const struct corpus *c, struct lstats *st, unsigned long *ret_bad)
 		const struct bfile *f = &c->files[i];
 		uint64_t v[IOCOUNT_N];
 		struct delta_sample s;
-		struct iocount io;
 		struct mdops ops;
 		struct lh_err err;
 		unsigned k;
 
-		if (lstats_parse(st, c->data + f->off, f->len,
-		        LSTATS_PARSE_NO_MINMAX, &err) < 0) {
+		if (count_file(c->data + f->off, f->len, f->kind, general, st,
+		        &s, &ops, &err) < 0) {
 			bad++;
 			h = mix(h, err.line);
 			continue;
 		}
-		iocount_from_stats(&io, st, f->kind);
-		delta_sample_from(&s, st, &io);
 		if (f->kind == LH_TARGET_MDT) {
-			mdops_from_stats(&ops, st);
 			for (k = 0; k < MDOPS_N; k++)
 				h = mix(h, ops.v[k]);
 		}
@@ -218,9 +250,11 @@ main(int argc, char **argv)
 	unsigned long bad = 0;
 	uint64_t sum = 0;
 	long rounds, r;
+	bool general;
 	int rc = 1;
 	size_t k;
 
+	general = getenv("LH_BENCH_GENERAL") != NULL;
 	if (argc != 3 || (rounds = strtol(argv[2], NULL, 10)) <= 0) {
 		(void)fprintf(stderr, "usage: bench_parse ROOT ROUNDS\n");
 		return 2;
@@ -241,7 +275,7 @@ main(int argc, char **argv)
 	for (r = 0; r < rounds; r++) {
 		double t0 = now_s(), dt;
 
-		sum = run_round(&c, st, &bad);
+		sum = run_round(&c, general, st, &bad);
 		dt = now_s() - t0;
 		(void)printf("%.6f %zu %.1f\n", dt, c.nfiles,
 		    dt * 1e9 / (double)c.nfiles);
