@@ -147,7 +147,7 @@ gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
 			                   strerror(-rc));
 		return 0;
 	}
-	gtable_prefetch(&g->table, tg);
+	gtable_prefetch(&g->table, tg, e);
 	if (lstats_digest(&dg, text, len, lt->kind) == 0) {
 		delta_sample_make(&cur, &dg.io, dg.samples, &dg.snapshot,
 		    &dg.start);

@@ -331,18 +331,30 @@ gtable_client_nid(const struct gtable *t, uint32_t client)
 }
 
 /*
- * While one export of tg is being read, ask for what the next ones in
- * its order will touch first: the NID its name is compared with, its
- * client, its own entry.  Between two exports the kernel's opens and
- * reads push the table out of the caches; fetched a step ahead, one
- * stage per export, each is there when it is needed.  Only a hint:
- * nothing is read that the next export would not read.
+ * While export e of tg is being read, ask for what it and the next ones
+ * in its order will touch first: e's client's sums of this sweep (and op
+ * sums), which it adds its delta to once its file is parsed; the NID the
+ * next export's name is compared with, its client, its own entry.
+ * Between two exports the kernel's opens and reads push the table out of
+ * the caches; fetched a step ahead, one stage per export, each is there
+ * when it is needed.  Only a hint: nothing is read that the exports would
+ * not read.
  */
 static inline void
-gtable_prefetch(const struct gtable *t, const struct gt_target *tg)
+gtable_prefetch(const struct gtable *t, const struct gt_target *tg,
+    const struct gt_export *e)
 {
+	const struct gt_client *ec = &t->clients[e->client];
 	size_t i = tg->cursor;
 
+	if (ec->sums != HINDEX_NONE) {
+		__builtin_prefetch(&t->sums[ec->sums].d);
+		__builtin_prefetch(&t->sums[ec->sums].q[GT_NCOUNTERS - 1]);
+	}
+	if (ec->ops != HINDEX_NONE && t->cops != NULL)
+		__builtin_prefetch(&t->cops[ec->ops]);
+	if (tg->ops != NULL)
+		__builtin_prefetch(&tg->ops[e - tg->exp]);
 	if (i + 2 < tg->nexp)
 		__builtin_prefetch(&tg->exp[i + 2]);
 	if (i + 1 < tg->nexp)
