@@ -44,10 +44,9 @@ repeated(struct digest *g, const struct token *name)
 {
 	uint64_t bit = (uint64_t)1 << name_bucket(name);
 	bool seen = false;
-	unsigned i;
 
 	if ((g->buckets & bit) != 0) {
-		for (i = 0; i < g->n && !seen; i++)
+		for (unsigned i = 0; i < g->n && !seen; i++)
 			seen = g->names[i].n == name->n &&
 			    memcmp(g->names[i].p, name->p, name->n) == 0;
 	}

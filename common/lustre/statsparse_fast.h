@@ -321,13 +321,12 @@ static inline __attribute__((always_inline)) const char *
 fast_counter_line(const char *p, const char *q, const char *end, unsigned want,
     uint64_t vals[5], struct token *unit, unsigned *ret_n)
 {
-	const char *s, *nl;
-
 	if (end - p > LSTATS_NAME_COLUMN && p[LSTATS_NAME_COLUMN - 1] == ' ' &&
 	    p[LSTATS_NAME_COLUMN] != ' ') {
-		s = skip_spaces(q, end);
-		nl = fast_counter(p + LSTATS_NAME_COLUMN, end, want, vals, unit,
-		    ret_n);
+		const char *s = skip_spaces(q, end);
+		const char *nl = fast_counter(p + LSTATS_NAME_COLUMN, end, want,
+		    vals, unit, ret_n);
+
 		if (s != p + LSTATS_NAME_COLUMN)
 			nl = fast_counter(s, end, want, vals, unit, ret_n);
 		return nl;

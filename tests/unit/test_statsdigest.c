@@ -226,15 +226,16 @@ END_TEST
  * reports it. */
 START_TEST(too_many_counters)
 {
-	char *text = malloc(200 * 64);
+	const size_t cap = 200 * 64;
+	char *text = malloc(cap);
 	struct lstats_digest d;
 	size_t len = 0;
 	unsigned i;
 
 	ck_assert_ptr_nonnull(text);
 	for (i = 0; i <= LSTATS_COUNTERS_MAX; i++)
-		len += (size_t)sprintf(text + len, "c%-24u %u samples [reqs]\n",
-		    i, i + 1);
+		len += (size_t)snprintf(text + len, cap - len,
+		    "c%-24u %u samples [reqs]\n", i, i + 1);
 	ck_assert_int_eq(lstats_digest(&d, text, len, LH_TARGET_OST), -EAGAIN);
 	/* One fewer is taken. */
 	len = (size_t)(strrchr(text, 'c') - text);
