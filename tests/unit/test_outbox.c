@@ -120,6 +120,40 @@ START_TEST(coalesce_resend_ack)
 }
 END_TEST
 
+/* Seal what is pending, take the next batch to send into w (emptied
+ * first) and decode it into *h and *s; its number into *batch, the last
+ * sweep it holds into *sweep. */
+static void
+send_pending(struct outbox *ob, struct wbuf *w, struct msg_sweep *h,
+    struct seen *s, uint64_t *batch, uint64_t *sweep)
+{
+	outbox_seal(ob);
+	wbuf_reset(w);
+	ck_assert_int_eq(outbox_next(ob, w, true, batch, sweep), 0);
+	memset(s, 0, sizeof(*s));
+	ck_assert_int_eq(msg_sweep_decode(h, w->data, w->len, sum_cb, s, NULL),
+	    0);
+}
+
+/* n clients NET.<i / 250>.<i % 250>@o2ib of filesystem scratch, each
+ * with delta d, the first named first instead when not NULL. */
+static void
+add_clients(struct outbox *ob, unsigned net, unsigned n, const char *first,
+    const struct iocount *d, uint64_t sweep, uint64_t start_ns)
+{
+	char nid[32];
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		(void)snprintf(nid, sizeof(nid), "10.%u.%u.%u@o2ib", net,
+		    i / 250, i % 250);
+		ck_assert_int_eq(outbox_add(ob, "scratch",
+		                     i == 0 && first != NULL ? first : nid, d,
+		                     NULL, 20000000, NULL, sweep, start_ns),
+		    0);
+	}
+}
+
 /* An acknowledged batch's storage becomes the next pending batch's, when
  * nothing is pending yet: a busy gatherer's next sweep then writes into
  * pages it already has (no page faults, no regrowth), and still sends
@@ -133,21 +167,12 @@ START_TEST(ack_keeps_storage)
 	struct iocount d = io(100);
 	uint64_t batch, sweep;
 	struct outbox_rec *recs;
-	char nid[32];
 	size_t cap;
-	unsigned i;
 
 	outbox_init(&ob, 0);
 	wbuf_init(&w, 0);
-	for (i = 0; i < 500; i++) {
-		(void)snprintf(nid, sizeof(nid), "10.1.%u.%u@o2ib", i / 250,
-		    i % 250);
-		ck_assert_int_eq(outbox_add(&ob, "scratch", nid, &d, NULL,
-		                     20000000, NULL, 1000, 5),
-		    0);
-	}
-	outbox_seal(&ob);
-	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
+	add_clients(&ob, 1, 500, NULL, &d, 1000, 5);
+	send_pending(&ob, &w, &h, &s, &batch, &sweep);
 	ck_assert_int_eq(outbox_acked(&ob, batch), 0);
 	ck_assert_uint_eq(ob.pending.n, 0);
 	ck_assert_uint_ge(ob.pending.cap, 500);
@@ -156,40 +181,21 @@ START_TEST(ack_keeps_storage)
 	cap = ob.pending.cap;
 
 	/* The next sweep: one client of the last batch again, and others. */
-	for (i = 0; i < 400; i++) {
-		(void)snprintf(nid, sizeof(nid), "10.2.%u.%u@o2ib", i / 250,
-		    i % 250);
-		ck_assert_int_eq(outbox_add(&ob, "scratch",
-		                     i == 0 ? "10.1.0.0@o2ib" : nid, &d, NULL,
-		                     20000000, NULL, 1020, 6),
-		    0);
-	}
+	add_clients(&ob, 2, 400, "10.1.0.0@o2ib", &d, 1020, 6);
 	ck_assert_ptr_eq(ob.pending.recs, recs);
 	ck_assert_uint_eq(ob.pending.cap, cap);
-	outbox_seal(&ob);
-	wbuf_reset(&w);
-	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
-	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
-	    0);
+	send_pending(&ob, &w, &h, &s, &batch, &sweep);
 	ck_assert_uint_eq(h.first_sweep, 1020);
 	ck_assert_uint_eq(s.n, 400);
 	ck_assert_uint_eq(s.read_bytes, 400 * 100);
 
 	/* Data queued before the ack came: the pending batch is left as it
 	 * is, the acknowledged one freed. */
-	ck_assert_int_eq(outbox_add(&ob, "scratch", "10.3.0.1@o2ib", &d, NULL,
-	                     20000000, NULL, 1040, 7),
-	    0);
+	add_clients(&ob, 3, 1, NULL, &d, 1040, 7);
 	ck_assert_int_eq(outbox_acked(&ob, batch), 0);
 	ck_assert_ptr_null(ob.inflight.recs);
 	ck_assert_uint_eq(ob.pending.n, 1);
-	outbox_seal(&ob);
-	wbuf_reset(&w);
-	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
-	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
-	    0);
+	send_pending(&ob, &w, &h, &s, &batch, &sweep);
 	ck_assert_uint_eq(s.n, 1);
 	ck_assert_uint_eq(s.read_bytes, 100);
 	wbuf_free(&w);
@@ -224,11 +230,7 @@ START_TEST(long_outage_bounded)
 	}
 	ck_assert_uint_eq(ob.pending.n, 250);
 	wbuf_init(&w, 0);
-	outbox_seal(&ob);
-	ck_assert_int_eq(outbox_next(&ob, &w, true, &batch, &sweep), 0);
-	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(msg_sweep_decode(&h, w.data, w.len, sum_cb, &s, NULL),
-	    0);
+	send_pending(&ob, &w, &h, &s, &batch, &sweep);
 	ck_assert_uint_eq(s.n, 250);
 	ck_assert_uint_eq(s.read_bytes, 7ULL * 4320 * 250);
 	/* 86,400 s in microseconds: above 2^32, sent whole (it was once
