@@ -19,13 +19,7 @@ bytes_of(const struct lstats_counter *k)
 void
 iocount_acc_init(struct iocount_acc *a, enum lh_target_kind kind)
 {
-	a->c.read_bytes = 0;
-	a->c.write_bytes = 0;
-	a->c.read_ops = 0;
-	a->c.write_ops = 0;
-	a->c.oss_ops = 0;
-	a->c.mds_ops = 0;
-	a->ops = 0;
+	memset(a, 0, sizeof(*a));
 	a->not_here =
 	    kind == LH_TARGET_OST ? IOCOUNT_NONE_OST : IOCOUNT_NONE_MDT;
 }

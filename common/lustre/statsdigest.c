@@ -29,13 +29,16 @@ struct digest {
 static struct lstats_time *
 header_slot(struct digest *g, const struct token *name)
 {
-	if (TOK_IS(name, "snapshot_time"))
+	switch (header_of(name)) {
+	case SP_SNAPSHOT:
 		return &g->d->snapshot;
-	if (TOK_IS(name, "start_time"))
+	case SP_START:
 		return &g->d->start;
-	if (TOK_IS(name, "elapsed_time"))
+	case SP_ELAPSED:
 		return &g->elapsed;
-	return NULL;
+	default:
+		return NULL;
+	}
 }
 
 /* Whether name was seen before in this file; remembered either way. */

@@ -28,13 +28,16 @@ header_slot(struct lstats *st, const struct token *t, bool *ret_colon)
 	*ret_colon = name.n > 0 && name.p[name.n - 1] == ':';
 	if (*ret_colon)
 		name.n--;
-	if (TOK_IS(&name, "snapshot_time"))
+	switch (header_of(&name)) {
+	case SP_SNAPSHOT:
 		return &st->snapshot;
-	if (TOK_IS(&name, "start_time"))
+	case SP_START:
 		return &st->start;
-	if (TOK_IS(&name, "elapsed_time"))
+	case SP_ELAPSED:
 		return &st->elapsed;
-	return NULL;
+	default:
+		return NULL;
+	}
 }
 
 static bool

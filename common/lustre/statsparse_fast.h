@@ -278,6 +278,26 @@ fast_values(const char *q, const char *end, uint64_t vals[4], unsigned want,
 	return q;
 }
 
+/* The header lines, by their name (without a colon). */
+enum sp_header {
+	SP_NOT_HEADER = 0, /* a counter, or anything else */
+	SP_SNAPSHOT,       /* snapshot_time */
+	SP_START,          /* start_time (2.15+) */
+	SP_ELAPSED,        /* elapsed_time (2.15+) */
+};
+
+static inline enum sp_header
+header_of(const struct token *name)
+{
+	if (TOK_IS(name, "snapshot_time"))
+		return SP_SNAPSHOT;
+	if (TOK_IS(name, "start_time"))
+		return SP_START;
+	if (TOK_IS(name, "elapsed_time"))
+		return SP_ELAPSED;
+	return SP_NOT_HEADER;
+}
+
 /* A cheap bucket for spotting repeated names without comparing every
  * counter with every other. */
 static inline unsigned
