@@ -25,11 +25,11 @@ iocount_acc_init(struct iocount_acc *a, enum lh_target_kind kind)
 }
 
 void
-iocount_acc_end(const struct iocount_acc *a, enum lh_target_kind kind,
-    struct iocount *ret)
+iocount_acc_end(const struct iocount_acc *a, struct iocount *ret)
 {
 	*ret = a->c;
-	if (kind == LH_TARGET_OST)
+	/* An OST's lines not counted are IOCOUNT_NONE_OST (init). */
+	if (a->not_here == IOCOUNT_NONE_OST)
 		ret->oss_ops = a->ops + a->c.read_ops + a->c.write_ops;
 	else
 		ret->mds_ops = a->ops;
@@ -52,7 +52,7 @@ iocount_from_stats(struct iocount *ret, const struct lstats *st,
 		    (k->neg & LSTATS_NEG_COUNT) != 0 ? 0 : k->count,
 		    bytes_of(k));
 	}
-	iocount_acc_end(&a, kind, ret);
+	iocount_acc_end(&a, ret);
 }
 
 void

@@ -135,8 +135,8 @@ iocount_acc_line(struct iocount_acc *a, enum iocount_role role, uint64_t count,
 	}
 }
 
-void iocount_acc_end(const struct iocount_acc *a, enum lh_target_kind kind,
-    struct iocount *ret);
+/* The counters of the lines added, for the kind given to init. */
+void iocount_acc_end(const struct iocount_acc *a, struct iocount *ret);
 
 #define IOCOUNT_N 6 /* the fields below, in this order everywhere */
 

@@ -132,6 +132,6 @@ lstats_digest(struct lstats_digest *d, const char *buf, size_t len,
 			return -EAGAIN;
 		p = nl + 1;
 	}
-	iocount_acc_end(&g.acc, kind, &d->io);
+	iocount_acc_end(&g.acc, &d->io);
 	return 0;
 }
