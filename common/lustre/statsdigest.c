@@ -85,8 +85,9 @@ digest_line(struct digest *g, const char *p, const char *end)
 		return NULL;
 	role = iocount_role(name.p, name.n);
 	nl = fast_counter_line(p, q, end,
-	    role == IOCOUNT_READ || role == IOCOUNT_WRITE ? 1u << 2 : 0, vals,
-	    &unit, &nvals);
+	    FAST_BY_MASKS |
+	        (role == IOCOUNT_READ || role == IOCOUNT_WRITE ? 1u << 2 : 0),
+	    vals, &unit, &nvals);
 	if (nl == NULL)
 		return NULL;
 	d->samples += vals[0];

@@ -222,6 +222,76 @@ START_TEST(repeats_and_numbers)
 }
 END_TEST
 
+/* The numbers after a unit, which the digest reads by masks
+ * (fast_values_masked()): each tail on a line whose sum is counted and
+ * on one whose numbers are not, as a file's last line (read from a copy)
+ * and followed by another (read in place).  Taken or declined as given,
+ * and read as the general way reads it. */
+START_TEST(tails)
+{
+	static const struct {
+		const char *tail;
+		bool taken;
+	} cases[] = {
+	    {"", true},
+	    {" 1 2 3", true},
+	    {" 1 2 3 4", true},
+	    {" 4096 65536 118433714176 7535577381470208", true},
+	    {" 1 2 18446744073709551615 18446744073709551615", true},
+	    {" 1 2 3 000000000000000000000000000004", true},
+	    {" 1 2 0000000000000000000000000000000000000000005 6", true},
+	    {" 1", false},
+	    {" 1 2", false},
+	    {" 1 2 3 4 5", false},
+	    {"  1 2 3", false},
+	    {" 1  2 3", false},
+	    {" 1 2  3 4", false},
+	    {" 1 2 3 ", false},
+	    {" 1 2 3 4 ", false},
+	    {" 1 2 3\t4", false},
+	    {" 1 2 3 4\r", false},
+	    {" 1 2 3x", false},
+	    {" 1 2 -3", false},
+	    {" 1 2 3 18446744073709551616", false},
+	    {" 1 2 18446744073709551616 4", false},
+	    {" 1 2 99999999999999999999999 4", false},
+	};
+	static const char *const names[] = {"read_bytes", "getattr"};
+	char text[512], what[600];
+	unsigned i, k, after;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (k = 0; k < 2; k++) {
+			for (after = 0; after < 2; after++) {
+				struct lstats_digest d;
+				int n = snprintf(text, sizeof(text),
+				    "%-25s 5 samples [bytes]%s\n%s", names[k],
+				    cases[i].tail,
+				    after ? "getattr                   7 "
+				            "samples [usecs] 1 2 3 4\n" :
+				            "");
+
+				ck_assert(n > 0 && (size_t)n < sizeof(text));
+				(void)snprintf(what, sizeof(what),
+				    "'%s' (%s, %s)", cases[i].tail, names[k],
+				    after ? "a line after" : "last line");
+				ck_assert_msg(agree_both(what, text,
+				                  (size_t)n) == cases[i].taken,
+				    "%s: %s", what,
+				    cases[i].taken ? "declined" : "taken");
+				if (cases[i].taken && k == 0)
+					ck_assert_msg(lstats_digest(&d, text,
+					                  (size_t)n,
+					                  LH_TARGET_OST) == 0 &&
+					        (cases[i].tail[0] == '\0' ||
+					            d.io.read_bytes != 0),
+					    "%s: no bytes read", what);
+			}
+		}
+	}
+}
+END_TEST
+
 /* More counters than the parser keeps: declined, so that the general way
  * reports it. */
 START_TEST(too_many_counters)
@@ -293,6 +363,7 @@ main(void)
 	tcase_add_test(tc, fixtures);
 	tcase_add_test(tc, declines);
 	tcase_add_test(tc, repeats_and_numbers);
+	tcase_add_test(tc, tails);
 	tcase_add_test(tc, too_many_counters);
 	tcase_add_test(tc, damaged_copies);
 	suite_add_tcase(s, tc);

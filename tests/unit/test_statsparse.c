@@ -891,6 +891,23 @@ START_TEST(fast_path_refusals)
 	    {"x 1 samples [reqs] 1 2 3 4 \n", 0, ""},
 	    {"x 1 sample [reqs]\n", 0, ""},
 	    {" x 1 samples [reqs]\n", 0, ""},
+	    /* Tails close to Lustre's, each read again by
+	     * assert_paths_agree() with 64 bytes after it. */
+	    {"x 1 samples [reqs]  1 2 3 4\n", 0, ""},
+	    {"x 1 samples [reqs] 1  2 3 4\n", 0, ""},
+	    {"x 1 samples [reqs] 1 2 3  4\n", 0, ""},
+	    {"x 1 samples [reqs]  1 2 3\n", 0, ""},
+	    {"x 1 samples [reqs] 1  2 3\n", 0, ""},
+	    {"x 1 samples [reqs] 1 2 3 \n", 0, ""},
+	    {"x 1 samples [reqs] 1 2 3\t4\n", 0, ""},
+	    {"x 1 samples [reqs] 1 2 3 4\r\n", 0, ""},
+	    {"x 1 samples [reqs]1 2 3 4\n", -EBADMSG,
+	        "line 1: counter x has a bad unit '[reqs]1'"},
+	    {"x 1 samples [reqs] 1 2 3 18446744073709551616\n", -EBADMSG,
+	        "line 1: counter x: bad number '18446744073709551616'"},
+	    {"x 1 samples [reqs] 1 2 18446744073709551615 "
+	     "18446744073709551615\n",
+	        0, ""},
 	};
 	unsigned i;
 
