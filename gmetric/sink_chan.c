@@ -163,12 +163,15 @@ send_one(int fd, struct mmsghdr *msgs, size_t n, bool *failed)
 }
 
 /* An error that says the socket or its device cannot do UDP GSO (no
- * checksum offload, a kernel before 4.18), not that gmond is gone. */
+ * checksum offload, a kernel before 4.18), or not for these packets (a
+ * segment larger than the route's MTU: EMSGSIZE, EINVAL before Linux
+ * 6.x, where a packet sent alone is fragmented and goes), not that gmond
+ * is gone. */
 static bool
 gso_refused(int err)
 {
-	return err == EIO || err == EINVAL || err == ENOPROTOOPT ||
-	    err == EOPNOTSUPP;
+	return err == EIO || err == EINVAL || err == EMSGSIZE ||
+	    err == ENOPROTOOPT || err == EOPNOTSUPP;
 }
 
 /* gso's groups (n packets) to one socket.  A failed group's packets are

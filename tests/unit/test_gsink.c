@@ -6,10 +6,12 @@
  * metadata_add of SPOOF_HOST and GROUP, metadata_send, value_send), each
  * captured on private UDP sockets on 127.0.0.1, byte for byte.
  */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <arpa/inet.h>
@@ -19,6 +21,7 @@
 #include <float.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -515,6 +518,116 @@ START_TEST(channels_among_many_sockets)
 }
 END_TEST
 
+/* This network namespace's loopback up, with the given MTU. */
+static void
+lo_set(int mtu)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	ck_assert_int_eq(ioctl(fd, SIOCGIFFLAGS, &ifr), 0);
+	ifr.ifr_flags = (short)(ifr.ifr_flags | IFF_UP);
+	ck_assert_int_eq(ioctl(fd, SIOCSIFFLAGS, &ifr), 0);
+	ifr.ifr_mtu = mtu;
+	ck_assert_msg(ioctl(fd, SIOCSIFMTU, &ifr) == 0, "lo: MTU %d: %s", mtu,
+	    strerror(errno));
+	(void)close(fd);
+}
+
+/* What a UDP_SEGMENT send of two 100-byte segments to 127.0.0.1:port
+ * gives: 0, or the -errno the kernel refuses it with. */
+static int
+gso_probe(unsigned port)
+{
+	char buf[200] = {0};
+	char cbuf[CMSG_SPACE(sizeof(uint16_t))] = {0};
+	struct iovec iov = {buf, sizeof(buf)};
+	struct msghdr m = {0};
+	struct sockaddr_in a = {0};
+	struct cmsghdr *cm;
+	uint16_t seg = 100;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	rc = sendmsg(fd, &m, 0) < 0 ? -errno : 0;
+	(void)close(fd);
+	return rc;
+}
+
+/*
+ * A channel the kernel refuses UDP GSO for gets every packet all the
+ * same, one by one, from the first batch on.  The refusal is made real
+ * in a network namespace of the test's own (root only): its loopback's
+ * MTU below the packets' size, so that a segment does not fit
+ * (EMSGSIZE, EINVAL before Linux 6.x, as the probe shows first), while a
+ * packet alone is fragmented and delivered.  A device without transmit
+ * checksum offload (EIO) takes the same way.
+ */
+START_TEST(gso_refused_one_by_one)
+{
+	struct pkt p;
+	unsigned port;
+	const char *conf;
+	struct gsink *s;
+	int fd, i, round, rc;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		(void)printf("gso_refused_one_by_one: skipped, no network "
+		             "namespace of its own (%s)\n",
+		    strerror(errno));
+		return;
+	}
+	lo_set(65536);
+	fd = udp_listen(&port);
+	ck_assert_int_eq(gso_probe(port), 0);
+	recv_pkt(fd, &p);
+	recv_pkt(fd, &p);
+	lo_set(100);
+	rc = gso_probe(port);
+	ck_assert_msg(rc == -EMSGSIZE || rc == -EINVAL,
+	    "a segment over the MTU: %s", strerror(-rc));
+	conf = conf_for(&port, 1);
+	s = sink_open(conf, "lustre");
+	/* Two batches of 100 hosts: the refusal is met in the first, and
+	 * the second goes one by one from the start. */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 100; i++) {
+			char host[32];
+
+			(void)snprintf(host, sizeof(host), "n%d", i);
+			ck_assert_int_eq(gsink_put(s, "10.0.0.1", host, "m",
+			                     "u", (double)(i + round), 1),
+			    0);
+		}
+		ck_assert_uint_eq(gsink_flush(s, 2), 0);
+		/* metadata then value for each host, in both rounds (the
+		 * metadata is echoed once with the next value) */
+		for (i = 0; i < 200; i++)
+			recv_pkt(fd, &p);
+		no_more(fd);
+	}
+	gsink_close(s);
+	(void)unlink(conf);
+	(void)close(fd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -527,6 +640,7 @@ main(void)
 	tcase_add_test(tc, gso_groups);
 	tcase_add_test(tc, every_channel_every_packet);
 	tcase_add_test(tc, channels_among_many_sockets);
+	tcase_add_test(tc, gso_refused_one_by_one);
 	suite_add_tcase(s, tc);
 	/* Loops of about a second each, several under ASan (its slow
 	 * unwinding for libganglia's allocations) on a busy machine. */
