@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "delta.h"
+#include "digest_agree.h"
 #include "err.h"
 #include "iocount.h"
 #include "mdops.h"
@@ -22,59 +23,16 @@
 #include "statsparse.h"
 #include "testutil.h"
 
-static struct lstats st;
-
-static bool
-time_eq(const struct lstats_time *a, const struct lstats_time *b)
-{
-	return a->present == b->present &&
-	    (!a->present || (a->sec == b->sec && a->nsec == b->nsec));
-}
-
-/*
- * The digest of the len bytes at buf from a target of this kind, held to
- * the general way: when it takes the file, the general way must take it
- * too and read the same.  Returns whether the digest took it.
- */
+/* The digest held to the general way (digest_agree.h); returns whether
+ * the digest took the file. */
 static bool
 agree(const char *what, const char *buf, size_t len, enum lh_target_kind kind)
 {
-	struct lstats_digest d;
-	struct delta_sample ds, gs;
-	struct iocount io;
-	struct mdops ops;
-	struct lh_err err;
-	int rc;
+	bool taken;
+	const char *why = digest_disagrees(buf, len, kind, &taken);
 
-	if (lstats_digest(&d, buf, len, kind) != 0)
-		return false;
-	rc = lstats_parse(&st, buf, len, LSTATS_PARSE_NO_MINMAX, &err);
-	ck_assert_msg(rc == 0, "%s: digest took what the parser refuses: %s",
-	    what, err.reason);
-	iocount_from_stats(&io, &st, kind);
-	delta_sample_from(&gs, &st, &io);
-	delta_sample_make(&ds, &d.io, d.samples, &d.snapshot, &d.start);
-	ck_assert_msg(memcmp(&d.io, &io, sizeof(io)) == 0,
-	    "%s: counters differ (read_bytes %llu/%llu, oss_ops %llu/%llu, "
-	    "mds_ops %llu/%llu)",
-	    what, (unsigned long long)d.io.read_bytes,
-	    (unsigned long long)io.read_bytes, (unsigned long long)d.io.oss_ops,
-	    (unsigned long long)io.oss_ops, (unsigned long long)d.io.mds_ops,
-	    (unsigned long long)io.mds_ops);
-	ck_assert_msg(d.samples == gs.samples, "%s: samples %llu, not %llu",
-	    what, (unsigned long long)d.samples,
-	    (unsigned long long)gs.samples);
-	ck_assert_msg(time_eq(&d.snapshot, &st.snapshot) &&
-	        time_eq(&d.start, &st.start),
-	    "%s: header times differ", what);
-	ck_assert_msg(memcmp(&ds, &gs, sizeof(ds)) == 0,
-	    "%s: delta samples differ", what);
-	if (kind == LH_TARGET_MDT) {
-		mdops_from_stats(&ops, &st);
-		ck_assert_msg(memcmp(&d.ops, &ops, sizeof(ops)) == 0,
-		    "%s: op counts differ", what);
-	}
-	return true;
+	ck_assert_msg(why == NULL, "%s: %s", what, why);
+	return taken;
 }
 
 static bool
