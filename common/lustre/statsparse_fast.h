@@ -301,6 +301,23 @@ vec_digits(__m128i v)
 	        _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1))));
 }
 
+/* The spaces, digits and '\n' of the FAST_TAIL_WINDOW bytes at q, a bit
+ * a byte. */
+static inline __attribute__((always_inline)) void
+tail_masks(const char *q, uint64_t *sp, uint64_t *dig, uint64_t *nl)
+{
+	unsigned i;
+
+	for (i = 0; i < FAST_TAIL_WINDOW / 16; i++) {
+		__m128i v = _mm_loadu_si128(
+		    (const __m128i *)(const void *)(q + (size_t)16 * i));
+
+		*sp |= vec_eq(v, ' ') << (16 * i);
+		*nl |= vec_eq(v, '\n') << (16 * i);
+		*dig |= vec_digits(v) << (16 * i);
+	}
+}
+
 /*
  * fast_values() for the usual tail, read as three 64-bit masks (spaces,
  * digits, '\n') of the 64 bytes at q, without a branch per number on
@@ -310,10 +327,12 @@ vec_digits(__m128i v)
  * takes is "\n", or " <digits>" three or four times and then "\n"; here
  * that is: no byte before the '\n' but spaces and digits, no two spaces
  * side by side, the first byte a space and the last a digit, three or
- * four spaces.  Returns the '\n', NULL where fast_values_each() would
- * refuse too, or q itself when it cannot say (no '\n' in the window, a
- * run of 20 digits or more, which may overflow, or a tail of no numbers
- * at all, which is its own '\n'): then the caller asks
+ * four spaces, no number over 2^64-1 (one of 20 digits, as a sum of
+ * squares often is, when its text is at most 18446744073709551615; one
+ * of more only with zeros leading).  Returns the '\n', NULL where
+ * fast_values_each() would refuse too, or q itself when it cannot say (no
+ * '\n' in the window, a run of more than 20 digits, or a tail of no
+ * numbers at all, which is its own '\n'): then the caller asks
  * fast_values_each().  Needs end - q >= FAST_TAIL_WINDOW.
  */
 static inline __attribute__((always_inline)) const char *
@@ -323,14 +342,7 @@ fast_values_masked(const char *q, const char *end, uint64_t vals[4],
 	uint64_t sp = 0, dig = 0, nl = 0, before, run;
 	unsigned i, len, n;
 
-	for (i = 0; i < FAST_TAIL_WINDOW / 16; i++) {
-		__m128i v = _mm_loadu_si128(
-		    (const __m128i *)(const void *)(q + (size_t)16 * i));
-
-		sp |= vec_eq(v, ' ') << (16 * i);
-		nl |= vec_eq(v, '\n') << (16 * i);
-		dig |= vec_digits(v) << (16 * i);
-	}
+	tail_masks(q, &sp, &dig, &nl);
 	if (nl == 0)
 		return q;
 	len = (unsigned)__builtin_ctzll(nl);
@@ -340,14 +352,21 @@ fast_values_masked(const char *q, const char *end, uint64_t vals[4],
 	if ((sp | dig) != before)
 		return NULL;
 	/* A bit that stays set starts a run of at least 2, 4, 8, 16, then
-	 * 20 digits. */
+	 * 20 digits (20: see above). */
 	run = dig & dig >> 1;
 	run &= run >> 2;
 	run &= run >> 4;
 	run &= run >> 8;
 	run &= run >> 4;
-	if (run != 0)
-		return q;
+	if (run != 0) {
+		if ((run & run >> 1) != 0)
+			return q;
+		for (; run != 0; run &= run - 1) {
+			if (memcmp(q + __builtin_ctzll(run),
+			        "18446744073709551615", 20) > 0)
+				return NULL;
+		}
+	}
 	if (sp == 0)
 		return len == 0 ? q : NULL;
 	/* Three or four spaces: the third lowest is there, and at most one
