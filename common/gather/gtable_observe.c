@@ -212,13 +212,18 @@ client_account(struct gtable *t, struct gt_client *c,
 		span_us = 1;
 	if (!iocount_is_zero(d)) {
 		struct gt_sums *sm = client_sums(t, c);
+		/* One division, not one a counter: the six took a fifth of
+		 * this function's time in a moving sweep.  q only weighs
+		 * spans that differ (span_of()), rounded to microseconds,
+		 * where the last bit of a product is never seen. */
+		double per_us = 1.0 / (double)span_us;
 		uint64_t dv[IOCOUNT_N];
 		unsigned i;
 
 		iocount_add(&sm->d, d);
 		iocount_to_array(d, dv);
 		for (i = 0; i < GT_NCOUNTERS; i++)
-			sm->q[i] += (double)dv[i] / (double)span_us;
+			sm->q[i] += (double)dv[i] * per_us;
 	}
 	if (span_us < c->smin)
 		c->smin = span_us;
