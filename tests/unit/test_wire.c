@@ -402,6 +402,58 @@ START_TEST(room_and_store)
 }
 END_TEST
 
+/* The bytes of LEB128, the plain way. */
+static size_t
+leb128(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	return n;
+}
+
+/* varint_store() writes LEB128 whatever the value's length: each side
+ * of every power of two, and 200,000 values of random lengths; it
+ * writes nothing past VARINT_MAX bytes, and reads back. */
+START_TEST(varint_store_is_leb128)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	unsigned k, i;
+
+	for (i = 0; i < 200000 + 3 * 65; i++) {
+		uint8_t got[VARINT_MAX + 8], want[VARINT_MAX];
+		uint64_t v, back = 0;
+		size_t n, len;
+		struct rbuf r;
+		bool past = false;
+
+		if (i < 3 * 65) {
+			k = i / 3;
+			v = (k == 64 ? 0 : (uint64_t)1 << k) + (i % 3) - 1;
+		} else {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v = x >> (x % 64);
+		}
+		memset(got, 0xa5, sizeof(got));
+		len = (size_t)(varint_store(got, v) - got);
+		n = leb128(want, v);
+		for (k = VARINT_MAX; k < sizeof(got); k++)
+			past = past || got[k] != 0xa5;
+		rbuf_init(&r, got, len);
+		if (len != n || memcmp(got, want, n) != 0 || past ||
+		    rbuf_get_varint(&r, &back) != 0 || back != v)
+			ck_abort_msg("%llu: %zu bytes, not %zu, read back %llu",
+			    (unsigned long long)v, len, n,
+			    (unsigned long long)back);
+	}
+}
+END_TEST
+
 START_TEST(str8)
 {
 	char s255[256], s256[257], out[256], small[4];
@@ -490,6 +542,7 @@ main(void)
 	tcase_add_test(tc, str8);
 	tcase_add_test(tc, swap);
 	tcase_add_test(tc, room_and_store);
+	tcase_add_test(tc, varint_store_is_leb128);
 	tcase_add_loop_test(tc, str8_bad, 0,
 	    sizeof(bad_str8s) / sizeof(bad_str8s[0]));
 	suite_add_tcase(s, tc);
