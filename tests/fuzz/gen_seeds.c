@@ -424,6 +424,13 @@ make_gstate(void)
 	if (len <= SHA256_LEN || len == sizeof(buf))
 		die("state size");
 	put_file("gstate", "seed-state", buf, len - SHA256_LEN);
+	/* The same body as the older formats the loader still reads: as
+	 * version 4 (counts kept whole) and 3 (start times whole, not
+	 * tags), which the varints of this one also are. */
+	buf[7] = 4;
+	put_file("gstate", "seed-state-v4", buf, len - SHA256_LEN);
+	buf[7] = 3;
+	put_file("gstate", "seed-state-v3", buf, len - SHA256_LEN);
 	gtable_free(&t);
 	outbox_free(&ob);
 }
