@@ -88,7 +88,7 @@ classify_export(struct gatherer *g, struct gt_export *e,
 
 	nid_path(path, sizeof(path), nid, "uuid");
 	if (remote == NULL) {
-		rc = ltree_read_at(lt->exports_fd, path, &lt->open_flags,
+		rc = ltree_read_stats_at(lt->exports_fd, path, &lt->open_flags,
 		    g->buf, GATHER_FILE_MAX, &len);
 	} else if (!remote->has_uuid) {
 		*ret_defer = true;

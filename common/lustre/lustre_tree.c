@@ -354,7 +354,9 @@ ltree_read_stats_at(int dirfd, const char *path, int *oflags, char *buf,
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		rc = -errno;
-	} else if (n > 0 && (size_t)n <= LTREE_ONE_READ && (size_t)n < cap) {
+	} else if ((size_t)n <= LTREE_ONE_READ && (size_t)n < cap) {
+		/* (0 is the end of the file already: an empty uuid of a
+		 * stale export, read once, not twice) */
 		*ret_len = (size_t)n;
 		rc = 0;
 	} else {

@@ -99,8 +99,10 @@ int ltree_read_at(int dirfd, const char *path, int *oflags, char *buf,
  * kernel allows: a seq_file read (every Lustre stats file, in /proc and
  * debugfs) returns as many whole lines as fit in its page-sized buffer,
  * so a first read of at most LTREE_ONE_READ bytes that is shorter than
- * the caller's buffer is the whole file; longer ones may have been cut at
- * a line and are read on to EOF.  Same returns as ltree_read_at().
+ * the caller's buffer is the whole file (an empty one included); longer
+ * ones may have been cut at a line and are read on to EOF.  For the
+ * stats files and the uuid files of exports.  Same returns as
+ * ltree_read_at().
  */
 #define LTREE_ONE_READ 3072
 int ltree_read_stats_at(int dirfd, const char *path, int *oflags, char *buf,

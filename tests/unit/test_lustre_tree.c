@@ -241,6 +241,18 @@ START_TEST(read_without_atime)
 	ck_assert_int_eq(oflags, O_NOATIME);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_int_eq(sb.st_atim.tv_sec, 1000000000);
+	/* An empty file (a stale export's uuid): whole at the first read. */
+	(void)snprintf(path, sizeof(path), "%s/uuid", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(close(fd), 0);
+	len = 7;
+	ck_assert_int_eq(ltree_read_stats_at(dfd, "uuid", &oflags, buf,
+	                     sizeof(buf), &len),
+	    0);
+	ck_assert_uint_eq(len, 0);
+	(void)unlink(path);
+	(void)snprintf(path, sizeof(path), "%s/stats", dir);
 	(void)close(dfd);
 	(void)unlink(path);
 	(void)rmdir(dir);
