@@ -281,7 +281,8 @@ fast_values_each(const char *q, const char *end, uint64_t vals[4],
 
 #if defined(__SSE2__)
 /* How far fast_values_masked() looks: the longest tail it reads is 63
- * bytes and its '\n' (four numbers of up to 19 digits need 80). */
+ * bytes and its '\n' (four numbers of 20 digits would need 84: such a
+ * line is read the other way). */
 #define FAST_TAIL_WINDOW 64
 
 /* Bit i set where byte i of the 16 in v is c. */
