@@ -185,8 +185,9 @@ preflight(struct gatherer *g)
 	if (gatherer_lock_state_dir(g) < 0)
 		return -1;
 	g->buf = malloc(GATHER_FILE_MAX);
+	g->ahead.buf = malloc(GATHER_AHEAD_BYTES);
 	g->st = malloc(sizeof(*g->st));
-	if (g->buf == NULL || g->st == NULL) {
+	if (g->buf == NULL || g->ahead.buf == NULL || g->st == NULL) {
 		log_warnx("out of memory");
 		return -1;
 	}
@@ -231,6 +232,7 @@ teardown(struct gatherer *g)
 	keyring_clear(&g->ring);
 	config_free(g->cfg);
 	free(g->buf);
+	free(g->ahead.buf);
 	free(g->st);
 	gstate_journal_close(&g->journal);
 	if (g->lock_fd >= 0)

@@ -31,6 +31,26 @@ struct lstats;
 /* Export stats files are 0.2-2.5 KB; a file larger than this is not one. */
 #define GATHER_FILE_MAX ((size_t)64 * 1024)
 
+/* Files read ahead of their counting (gatherer_sweep.c): up to this
+ * many, while there is room for one more of GATHER_FILE_MAX. */
+#define GATHER_AHEAD_FILES 96
+#define GATHER_AHEAD_BYTES (2 * GATHER_FILE_MAX)
+
+struct ahead_item {
+	uint64_t ino;
+	uint32_t nid;  /* offset in buf of the NID, NUL-terminated */
+	uint32_t text; /* and of the text of its stats */
+	uint32_t len;
+	int rc; /* of the read: 0 or -errno */
+};
+
+struct gather_ahead {
+	char *buf; /* GATHER_AHEAD_BYTES */
+	size_t used;
+	size_t n;
+	struct ahead_item items[GATHER_AHEAD_FILES];
+};
+
 struct gatherer {
 	struct lh_config *cfg; /* owned: replaced by a reload */
 	struct event_base *base;
@@ -40,8 +60,9 @@ struct gatherer {
 	struct uplink up; /* the outbox, and the connection to the aggregator */
 	struct gtable table;
 	struct ltree tree;
-	char *buf;         /* one file at a time */
-	struct lstats *st; /* its parse */
+	char *buf;                 /* one file at a time (a uuid) */
+	struct gather_ahead ahead; /* stats files read ahead */
+	struct lstats *st;         /* a declined file's parse */
 	char state_path[PATH_MAX];
 	struct gstate_journal journal; /* the state's journal beside it */
 	int lock_fd;

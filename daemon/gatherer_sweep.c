@@ -105,58 +105,65 @@ classify_export(struct gatherer *g, struct gt_export *e,
 	return 0;
 }
 
-/*
- * Read one NID directory's stats (and uuid when needed) and count it.
- * remote: the files as the stats reader read them (NULL: read them here);
- * when it has no uuid and one is needed, *ret_defer is set and nothing is
- * counted: the caller asks for the NID again, with its uuid.
- */
-static int
-gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
-    const char *nid, uint64_t ino, struct sweep_trouble *tr,
-    const struct sfeed_export *remote, bool *ret_defer)
+/* trouble() with <nid>/stats. */
+static void
+stats_trouble(struct sweep_trouble *tr, const struct ltree_target *lt,
+    const char *nid, const char *reason)
 {
 	char path[LTREE_NID_MAX + 16];
+
+	nid_path(path, sizeof(path), nid, "stats");
+	trouble(tr, lt, path, reason);
+}
+
+/* One NID's stats file as read: its text, or why it could not be. */
+struct read_file {
+	const char *text;
+	size_t len;
+	int rc; /* 0, or -errno */
+};
+
+/*
+ * Count one NID directory's stats, read already (and read its uuid when
+ * needed).  remote: the files as the stats reader read them (NULL: read
+ * here); when it has no uuid and one is needed, *ret_defer is set and
+ * nothing is counted: the caller asks for the NID again, with its uuid.
+ */
+static int
+count_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
+    const char *nid, uint64_t ino, struct sweep_trouble *tr,
+    const struct read_file *f, const struct sfeed_export *remote,
+    bool *ret_defer)
+{
 	struct lstats_digest dg;
 	struct delta_sample cur;
 	struct iocount io;
 	struct gt_export *e;
 	struct lh_err err;
-	const char *text = g->buf;
-	size_t len;
 	int rc;
 
 	e = gtable_export(&g->table, tg, nid, ino, &rc);
 	if (e == NULL)
 		return rc == -EINVAL ? 0 : rc;
-	nid_path(path, sizeof(path), nid, "stats");
-	if (remote == NULL) {
-		rc = ltree_read_stats_at(lt->exports_fd, path, &lt->open_flags,
-		    g->buf, GATHER_FILE_MAX, &len);
-	} else {
-		rc = remote->stats_rc;
-		text = remote->stats;
-		len = remote->stats_len;
-	}
-	if (rc < 0) {
+	if (f->rc < 0) {
 		/* Gone: the export stays known until it is no longer listed,
 		 * so a passing failure does not make it new again. */
-		if (!ltree_gone(rc))
-			trouble(tr, lt, path,
-			    rc == -EFBIG ? "larger than 64 KiB" :
-			                   strerror(-rc));
+		if (!ltree_gone(f->rc))
+			stats_trouble(tr, lt, nid,
+			    f->rc == -EFBIG ? "larger than 64 KiB" :
+			                      strerror(-f->rc));
 		return 0;
 	}
 	gtable_prefetch(&g->table, tg, e);
-	if (lstats_digest(&dg, text, len, lt->kind) == 0) {
+	if (lstats_digest(&dg, f->text, f->len, lt->kind) == 0) {
 		delta_sample_make(&cur, &dg.io, dg.samples, &dg.snapshot,
 		    &dg.start);
 	} else {
 		/* Not a file as Lustre prints it: the general way, which
 		 * also says what is wrong with it. */
-		if (lstats_parse(g->st, text, len, LSTATS_PARSE_NO_MINMAX,
+		if (lstats_parse(g->st, f->text, f->len, LSTATS_PARSE_NO_MINMAX,
 		        &err) < 0) {
-			trouble(tr, lt, path, err.reason);
+			stats_trouble(tr, lt, nid, err.reason);
 			return 0;
 		}
 		iocount_from_stats(&io, g->st, lt->kind);
@@ -172,6 +179,65 @@ gather_export(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
 	    lt->kind == LH_TARGET_MDT ? &dg.ops : NULL);
 }
 
+/*
+ * Files read ahead of their counting.  Between two files the kernel's
+ * open, read and close run thousands of instructions of their own, and
+ * the counting that follows each found its code, its branch history and
+ * the table cold again; a run of files read one after another, then
+ * counted one after another, keeps each side warm.  The table sees the
+ * same calls in the same order: only the reads come earlier.
+ */
+
+static bool
+ahead_full(const struct gather_ahead *a)
+{
+	return a->n == GATHER_AHEAD_FILES ||
+	    GATHER_AHEAD_BYTES - a->used < GATHER_FILE_MAX + LTREE_NID_MAX;
+}
+
+/* Read <nid>/stats of lt into a (which must not be full). */
+static void
+ahead_read(struct gather_ahead *a, struct ltree_target *lt, const char *nid,
+    size_t nidlen, uint64_t ino)
+{
+	struct ahead_item *it = &a->items[a->n++];
+	char path[LTREE_NID_MAX + 16];
+	size_t len = 0;
+
+	nid_path(path, sizeof(path), nid, "stats");
+	memcpy(a->buf + a->used, nid, nidlen + 1);
+	it->ino = ino;
+	it->nid = (uint32_t)a->used;
+	a->used += nidlen + 1;
+	it->text = (uint32_t)a->used;
+	it->rc = ltree_read_stats_at(lt->exports_fd, path, &lt->open_flags,
+	    a->buf + a->used, GATHER_FILE_MAX, &len);
+	it->len = it->rc == 0 ? (uint32_t)len : 0;
+	a->used += it->len;
+}
+
+/* Count what a holds, in the order it was read, and empty it.  Returns
+ * 0 or -ENOMEM (the rest is dropped: the sweep stops). */
+static int
+ahead_count(struct gatherer *g, struct gt_target *tg, struct ltree_target *lt,
+    struct sweep_trouble *tr)
+{
+	struct gather_ahead *a = &g->ahead;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < a->n && rc == 0; i++) {
+		const struct ahead_item *it = &a->items[i];
+		struct read_file f = {a->buf + it->text, it->len, it->rc};
+
+		rc = count_export(g, tg, lt, a->buf + it->nid, it->ino, tr, &f,
+		    NULL, NULL);
+	}
+	a->n = 0;
+	a->used = 0;
+	return rc;
+}
+
 /* List one target's exports/ and read every NID directory in it. */
 static int
 gather_target(struct gatherer *g, struct ltree_target *lt,
@@ -181,7 +247,7 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
-	int fd, rc = 0;
+	int fd, rc = 0, listing;
 
 	if (fstat(lt->exports_fd, &sb) < 0) {
 		log_warn("%s", lt->path);
@@ -203,6 +269,8 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 	}
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
+		size_t n;
+
 		/* The entries after this one, in the buffer the kernel filled
 		 * with hundreds of them: by the time they are read, the opens
 		 * and reads of as many files have pushed them out of the
@@ -211,20 +279,25 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 		__builtin_prefetch((const char *)de + de->d_reclen + 64);
 		/* exports/ also holds the regular file "clear". */
 		if (de->d_name[0] == '.' || ltree_nid_is_local(de->d_name) ||
-		    strlen(de->d_name) >= LTREE_NID_MAX ||
+		    (n = strlen(de->d_name)) >= LTREE_NID_MAX ||
 		    !ltree_is_dir_entry(dirfd(d), de))
 			continue;
-		rc = gather_export(g, tg, lt, de->d_name, (uint64_t)de->d_ino,
-		    tr, NULL, NULL);
-		if (rc < 0)
+		if (ahead_full(&g->ahead) &&
+		    (rc = ahead_count(g, tg, lt, tr)) < 0)
 			break;
+		ahead_read(&g->ahead, lt, de->d_name, n, (uint64_t)de->d_ino);
 		errno = 0;
 	}
+	listing = rc == 0 ? errno : 0;
+	if (rc == 0)
+		rc = ahead_count(g, tg, lt, tr);
+	else
+		g->ahead.n = g->ahead.used = 0;
 	/* Only a complete listing says which exports are gone. */
-	if (rc == 0 && errno == 0)
+	if (rc == 0 && listing == 0)
 		gtable_target_listed(tg);
-	else if (rc == 0 && !ltree_gone(-errno))
-		log_warn("%s: listing", lt->path);
+	else if (rc == 0 && !ltree_gone(-listing))
+		log_warnx("%s: listing: %s", lt->path, strerror(listing));
 	(void)closedir(d);
 	return rc;
 }
@@ -242,9 +315,11 @@ remote_export(void *arg, const struct sfeed_export *e, uint64_t ino,
 {
 	struct remote_ctx *c = arg;
 
+	struct read_file f = {e->stats, e->stats_len, e->stats_rc};
+
 	if (ltree_nid_is_local(e->nid))
 		return 0;
-	return gather_export(c->g, c->tg, c->lt, e->nid, ino, c->tr, e,
+	return count_export(c->g, c->tg, c->lt, e->nid, ino, c->tr, &f, e,
 	    ret_again);
 }
 
