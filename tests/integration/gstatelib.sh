@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # What the gatherer-state tests share (it_gatherer_state.sh,
-# it_state_journal.sh): gatherers of a simulated tree ($R) into one
-# lharvest-dump (d1, started by the test), and the simulator's truth as the
-# judge.  Source after dumplib.sh; it uses its $tmp, pids and $dump_addr
-# (start_dump), and the caller's $bin.  The caller uses sim and gp.
+# it_state_journal.sh, it_gatherer_runs.sh): gatherers of a simulated
+# tree ($R) into one lharvest-dump (d1, started by the test), and the
+# simulator's truth as the judge.  Source after dumplib.sh; it uses its
+# $tmp, pids and $dump_addr (start_dump), and the caller's $bin.  The
+# caller uses sim and gp.
 # shellcheck disable=SC2154,SC2034 # shared with the caller, both ways
 
 src=${LH_SRCDIR:?set LH_SRCDIR to the source tree}
@@ -61,6 +62,23 @@ wait_sweep() {
 		done
 		[ "$(max_sweep "$n")" -ge "$want" ] || return 1
 	done
+}
+
+# baseline_then_move NAME...: once each has delivered its baseline, the
+# truth of that moment kept as $tmp/baseline.json, and the simulator
+# stepping every 0.4 s on the wall clock in the background ($simpid).
+# Without a baseline within wait_sweep's limit the test fails and stops.
+baseline_then_move() {
+	if ! wait_sweep "$@"; then
+		t_fail "the gatherers delivered their baseline" "$(tail -5 "$tmp"/g-*.err)"
+		t_summary
+		exit 1
+	fi
+	cp "$R/truth-latest.json" "$tmp/baseline.json"
+	"${sim[@]}" run --root "$R" --clock wall --period 0.4 --steps 0 --quiet \
+		>>"$tmp/sim.log" 2>&1 &
+	simpid=$!
+	pids+=("$simpid")
 }
 
 # totals_exact NAME: every total of d1's dump is the simulator's since

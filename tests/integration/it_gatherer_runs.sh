@@ -42,16 +42,7 @@ for n in oss1 mds1; do
 	gatherer_conf $n
 	start_g $n -v
 done
-if ! wait_sweep oss1 mds1; then
-	t_fail "the gatherers delivered their baseline" "$(tail -5 "$tmp"/g-*.err)"
-	t_summary
-	exit 1
-fi
-cp "$R/truth-latest.json" "$tmp/baseline.json"
-"${sim[@]}" run --root "$R" --clock wall --period 0.4 --steps 0 --quiet \
-	>>"$tmp/sim.log" 2>&1 &
-simpid=$!
-pids+=("$simpid")
+baseline_then_move oss1 mds1
 for ((k = 0; k < 4; k++)); do
 	wait_sweep oss1 mds1
 done

@@ -35,16 +35,7 @@ saves() { cat "$tmp"/g-*.err | grep -c 'lharvestd: state: [0-9]* bytes appended'
 
 start_g oss1 -v
 start_g mds1 -v
-if ! wait_sweep oss1 mds1; then
-	t_fail "the gatherers delivered their baseline" "$(tail -5 "$tmp"/g-*.err)"
-	t_summary
-	exit 1
-fi
-cp "$R/truth-latest.json" "$tmp/baseline.json"
-"${sim[@]}" run --root "$R" --clock wall --period 0.4 --steps 0 --quiet \
-	>>"$tmp/sim.log" 2>&1 &
-simpid=$!
-pids+=("$simpid")
+baseline_then_move oss1 mds1
 
 # Ten stops in turn (eight SIGKILLs, two clean), each after two more
 # records appended, at a random point of the next second (a sweep, a
