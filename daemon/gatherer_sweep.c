@@ -247,7 +247,7 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
-	int fd, rc = 0, listing;
+	int fd, rc = 0, listing = 0;
 
 	if (fstat(lt->exports_fd, &sb) < 0) {
 		log_warn("%s", lt->path);
@@ -267,8 +267,7 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 			(void)close(fd);
 		return 0;
 	}
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = ltree_next_entry(d, &listing)) != NULL) {
 		size_t n;
 
 		/* The entries after this one, in the buffer the kernel filled
@@ -286,13 +285,10 @@ gather_target(struct gatherer *g, struct ltree_target *lt,
 		    (rc = ahead_count(g, tg, lt, tr)) < 0)
 			break;
 		ahead_read(&g->ahead, lt, de->d_name, n, (uint64_t)de->d_ino);
-		errno = 0;
 	}
-	listing = rc == 0 ? errno : 0;
+	/* (a count that failed has emptied the run already) */
 	if (rc == 0)
 		rc = ahead_count(g, tg, lt, tr);
-	else
-		g->ahead.n = g->ahead.used = 0;
 	/* Only a complete listing says which exports are gone. */
 	if (rc == 0 && listing == 0)
 		gtable_target_listed(tg);

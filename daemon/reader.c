@@ -156,7 +156,7 @@ serve_exports(struct serve *s, struct ltree_target *lt, bool with_uuid)
 {
 	struct dirent *de;
 	DIR *d;
-	int fd, rc = 0;
+	int fd, rc = 0, listing = 0;
 
 	fd = openat(lt->exports_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
@@ -165,8 +165,7 @@ serve_exports(struct serve *s, struct ltree_target *lt, bool with_uuid)
 			(void)close(fd);
 		return sfeed_put_end(&s->out, rc);
 	}
-	errno = 0;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = ltree_next_entry(d, &listing)) != NULL) {
 		if (de->d_name[0] == '.' || ltree_nid_is_local(de->d_name) ||
 		    !sfeed_nid_ok(de->d_name) ||
 		    !ltree_is_dir_entry(dirfd(d), de))
@@ -175,10 +174,9 @@ serve_exports(struct serve *s, struct ltree_target *lt, bool with_uuid)
 		    (uint64_t)de->d_ino, with_uuid);
 		if (rc < 0)
 			break;
-		errno = 0;
 	}
-	if (rc == 0 && errno != 0)
-		rc = -errno;
+	if (rc == 0 && listing != 0)
+		rc = -listing;
 	(void)closedir(d);
 	if (rc == -EPIPE || rc == -ECONNRESET)
 		return rc;

@@ -142,6 +142,17 @@ ltree_is_dir_entry(int dirfd, const struct dirent *de)
 	    S_ISDIR(sb.st_mode);
 }
 
+struct dirent *
+ltree_next_entry(DIR *d, int *ret_err)
+{
+	struct dirent *de;
+
+	errno = 0;
+	de = readdir(d);
+	*ret_err = de == NULL ? errno : 0;
+	return de;
+}
+
 bool
 ltree_nid_is_local(const char *nid)
 {

@@ -12,13 +12,13 @@
 #ifndef LH_LUSTRE_TREE_H
 #define LH_LUSTRE_TREE_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "iocount.h"
 
-struct dirent;
 struct lh_err;
 
 #define LTREE_TARGET_MAX 64  /* target name, NUL included */
@@ -115,6 +115,12 @@ bool ltree_gone(int rc);
 /* True when the entry de of the directory dirfd is a directory (d_type,
  * or fstatat() on filesystems that do not fill it in). */
 bool ltree_is_dir_entry(int dirfd, const struct dirent *de);
+
+/* readdir(d), with errno cleared before it: NULL at the end of d
+ * (*ret_err 0) or on an error (*ret_err the errno).  What the caller did
+ * between two entries (an fstatat() of one that went away) is never
+ * taken for the listing's error. */
+struct dirent *ltree_next_entry(DIR *d, int *ret_err);
 
 /* True for the names of NID directories that are never clients. */
 bool ltree_nid_is_local(const char *nid);

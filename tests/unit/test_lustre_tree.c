@@ -274,6 +274,37 @@ START_TEST(read_without_atime)
 }
 END_TEST
 
+/* A listing's end is its own: an errno left by the caller between two
+ * entries (an fstatat() of an entry that went away) is not taken for an
+ * error of the listing, as it was when errno was cleared only after
+ * each entry counted. */
+START_TEST(next_entry_ends_clean)
+{
+	char tmpl[] = "/tmp/lh-entries-XXXXXX", path[64];
+	char *dir = mkdtemp(tmpl);
+	struct dirent *de;
+	unsigned n = 0;
+	int err = -1;
+	DIR *d;
+
+	ck_assert_ptr_nonnull(dir);
+	(void)snprintf(path, sizeof(path), "%s/a", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = ltree_next_entry(d, &err)) != NULL) {
+		ck_assert_int_eq(err, 0);
+		n++;
+		errno = ENOENT; /* what the caller's own calls left */
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_uint_eq(n, 3); /* ".", ".." and "a" */
+	(void)closedir(d);
+	(void)rmdir(path);
+	(void)rmdir(dir);
+}
+END_TEST
+
 /* Targets another process found (the gatherer's stats reader): copied
  * in, grown past the first allocation, and cleared (they hold no
  * descriptor). */
@@ -314,6 +345,7 @@ main(void)
 	tcase_add_test(tc, discover_debugfs);
 	tcase_add_test(tc, add_remote_targets);
 	tcase_add_test(tc, read_without_atime);
+	tcase_add_test(tc, next_entry_ends_clean);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
