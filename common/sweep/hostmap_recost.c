@@ -26,7 +26,11 @@
  * HM_RE_OPTIONAL_MAX are allowed (1,000 optional copies take under 10 MB).
  * Back-references are refused too: POSIX ERE has none, and glibc's, which
  * backtrack, take seconds on a 77-character name with
- * "(.*)(.*)(.*)(.*)(.*)\5\4\3\2\1x".
+ * "(.*)(.*)(.*)(.*)(.*)\5\4\3\2\1x".  So is an anchor (^ or $) that a
+ * repetition applies to, alone or inside a group: it matches nothing,
+ * so repeating it says nothing, and glibc's regexec() loops for good on
+ * some ("(^||)*$" and "(^|^|^)*$" on any name, found by the PTR-name
+ * fuzzer).
  */
 #define HM_RE_COST_MAX     10000
 #define HM_RE_OPTIONAL_MAX 1000
@@ -43,6 +47,8 @@ struct hm_re_level {
 	bool before_empty; /* the branch before the last piece can */
 	bool branch_empty; /* the branch so far can */
 	bool any_empty;    /* an earlier branch can */
+	bool anchor;       /* the group so far holds ^ or $ */
+	bool last_anchor;  /* its last piece does */
 };
 
 /* The multiplier of the interval at p ("{2}", "{1,5}", "{3,}"), its end
@@ -123,6 +129,15 @@ re_piece(struct hm_re_level *t, uint64_t cost, uint64_t opt, bool empty)
 	t->have_last = true;
 	t->last_quant = false;
 	t->last_empty = empty;
+	t->last_anchor = false;
+}
+
+/* The last piece added holds an anchor. */
+static void
+re_anchored(struct hm_re_level *t)
+{
+	t->last_anchor = true;
+	t->anchor = true;
 }
 
 /* Repeat the last piece mult times, opt of the copies optional; it can
@@ -138,6 +153,8 @@ re_repeat(struct hm_re_level *t, uint64_t mult, uint64_t opt, bool empty)
 		return "two repetition operators in a row";
 	if (mult > 1 && t->last_empty)
 		return "+ or {} repeats what can match nothing (use * or {0,n})";
+	if (t->last_anchor)
+		return "a repetition of an anchor (^ or $, alone or in a group)";
 	if (mult > 1 && t->last > HM_RE_COST_MAX / mult)
 		return "too complex";
 	/* Both factors are bounded by HM_RE_COST_MAX here: no overflow. */
@@ -177,6 +194,8 @@ re_group(struct hm_re_level *lv, size_t *depth, char c)
 		mult = t->sum > 0 ? t->sum : 1;
 		opt = t->opt_sum;
 		re_piece(&lv[--*depth], mult, opt, empty);
+		if (t->anchor)
+			re_anchored(&lv[*depth]);
 	} else {
 		t->any_empty = t->any_empty || t->branch_empty;
 		t->branch_empty = t->before_empty = true;
@@ -235,6 +254,7 @@ hm_re_check(const char *re)
 		case '$':
 			re_piece(t, 1, 0,
 			    true); /* anchors match no character */
+			re_anchored(t);
 			break;
 		case '[':
 			p = re_bracket(p);

@@ -627,6 +627,12 @@ static const struct bad_rule bad_rules[] = {
     {"s/(ab){0,600}//", "too many optional copies"},
     {"s/((ab?){20}x){60}//", "too many optional copies"},
     {"s/(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x//", "back-references"},
+    /* glibc's regexec() loops for good on these (fuzz_ptrname). */
+    {"s/(^||)*$//", "repetition of an anchor"},
+    {"s/(1|^|||||||||||)*$/\\1-/", "repetition of an anchor"},
+    {"s/(^|^|^)*$//", "repetition of an anchor"},
+    {"s/((a|^)b)?//", "repetition of an anchor"},
+    {"s/x$*//", "repetition of an anchor"},
     {"s/^(a)\\1$/b/", "back-references"},
     /* 33 nested groups */
     {"s/((((((((((((((((((((((((((((((((("
