@@ -35,6 +35,9 @@
 #define HM_RE_COST_MAX     10000
 #define HM_RE_OPTIONAL_MAX 1000
 #define HM_RE_DEPTH        32 /* nested groups */
+/* glibc's anchors beyond ^ and $ (\b, \B, \<, \>, \`, \'): they match
+ * no character either, and "(\B||)*" loops as "(^||)*" does. */
+#define HM_RE_GNU_ANCHORS  "bB<>`'"
 
 struct hm_re_level {
 	uint64_t sum;      /* copies in the group so far (every branch) */
@@ -263,6 +266,13 @@ hm_re_check(const char *re)
 		case '\\':
 			if (p[1] >= '1' && p[1] <= '9')
 				return "back-references are not ERE";
+			if (p[1] != '\0' &&
+			    strchr(HM_RE_GNU_ANCHORS, p[1]) != NULL) {
+				re_piece(t, 1, 0, true);
+				re_anchored(t);
+				p++;
+				break;
+			}
 			if (p[1] != '\0')
 				p++;
 			re_piece(t, 1, 0, false);

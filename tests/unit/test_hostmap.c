@@ -633,6 +633,8 @@ static const struct bad_rule bad_rules[] = {
     {"s/(^|^|^)*$//", "repetition of an anchor"},
     {"s/((a|^)b)?//", "repetition of an anchor"},
     {"s/x$*//", "repetition of an anchor"},
+    {"s/(\\B||)*$//", "repetition of an anchor"},
+    {"s/(a|\\`||)*//", "repetition of an anchor"},
     {"s/^(a)\\1$/b/", "back-references"},
     /* 33 nested groups */
     {"s/((((((((((((((((((((((((((((((((("
