@@ -50,7 +50,7 @@ struct hm_re_level {
 	bool before_empty; /* the branch before the last piece can */
 	bool branch_empty; /* the branch so far can */
 	bool any_empty;    /* an earlier branch can */
-	bool anchor;       /* the group so far holds ^ or $ */
+	bool anchor;       /* the group so far holds an anchor */
 	bool last_anchor;  /* its last piece does */
 };
 
@@ -232,6 +232,7 @@ hm_re_check(const char *re)
 	struct hm_re_level lv[HM_RE_DEPTH + 1];
 	const char *p, *why = NULL;
 	size_t depth = 0;
+	bool anchor;
 
 	re_level_init(&lv[0]);
 	for (p = re; *p != '\0' && why == NULL; p++) {
@@ -266,16 +267,15 @@ hm_re_check(const char *re)
 		case '\\':
 			if (p[1] >= '1' && p[1] <= '9')
 				return "back-references are not ERE";
-			if (p[1] != '\0' &&
-			    strchr(HM_RE_GNU_ANCHORS, p[1]) != NULL) {
-				re_piece(t, 1, 0, true);
-				re_anchored(t);
-				p++;
+			if (p[1] == '\0') {
+				re_piece(t, 1, 0, false);
 				break;
 			}
-			if (p[1] != '\0')
-				p++;
-			re_piece(t, 1, 0, false);
+			p++;
+			anchor = strchr(HM_RE_GNU_ANCHORS, *p) != NULL;
+			re_piece(t, 1, 0, anchor);
+			if (anchor)
+				re_anchored(t);
 			break;
 		default:
 			re_piece(t, 1, 0, false);
