@@ -416,15 +416,23 @@ gtable_needs_uuid(struct gt_export *e, const struct delta_sample *cur)
 {
 	if (!e->classified)
 		return true;
-	/* An idle client's directory costs nothing while it stays still;
-	 * when it moves, make sure it is still not a server peer.  A
-	 * server's connection to its peers never goes idle, so one that
-	 * moved and still read stale is a client: it waits longer. */
-	if (e->cls != LTREE_PEER_STALE || !e->have ||
-	    (uint32_t)cur->samples == e->prev_samples)
+	/* An idle client's directory costs nothing while it stays still.
+	 * When a stale one starts moving, it has connected again: make sure
+	 * it is still not a server peer.  While it keeps moving it is the
+	 * same peer, looked at already.  A server's connection to its peers
+	 * never goes idle, so one that moved and still read stale is a
+	 * client: the spells after that are looked at less and less. */
+	if (e->cls != LTREE_PEER_STALE || !e->have)
+		return false;
+	if ((uint32_t)cur->samples == e->prev_samples) {
+		e->uuid_spell = 0;
+		return false;
+	}
+	if (e->uuid_spell)
 		return false;
 	if (e->uuid_skip > 0) {
 		e->uuid_skip--;
+		e->uuid_spell = 1;
 		return false;
 	}
 	return true;
@@ -433,17 +441,20 @@ gtable_needs_uuid(struct gt_export *e, const struct delta_sample *cur)
 void
 gtable_classify(struct gtable *t, struct gt_export *e, enum ltree_peer cls)
 {
-	/* Read again while stale and moving: wait 1, 2, 4, then 8 moving
-	 * reads before the next look. */
+	/* Read again while stale and moving: wait 1, 2, 4, then 7 spells
+	 * of moving reads before the next look. */
 	if (e->classified && e->cls == LTREE_PEER_STALE &&
 	    cls == LTREE_PEER_STALE) {
-		e->uuid_skip = 1u << e->uuid_level;
+		e->uuid_skip = e->uuid_level < 3 ? 1u << e->uuid_level : 7u;
 		if (e->uuid_level < 3)
 			e->uuid_level++;
 	} else if (cls != LTREE_PEER_STALE) {
 		e->uuid_skip = 0;
 		e->uuid_level = 0;
 	}
+	/* A first look is not one made while moving: the next read that
+	 * moves still looks. */
+	e->uuid_spell = e->classified;
 	if (!e->classified || e->cls != ((unsigned)cls & 3u))
 		e->changed = 1;
 	e->cls = (unsigned)cls & 3u;

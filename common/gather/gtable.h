@@ -137,12 +137,14 @@ struct gt_export {
 	 * unknown): a directory re-created with the same ones still shows
 	 * as a reset, its counters having gone down. */
 	unsigned ino : GT_INO_BITS;
-	/* A stale export that moves has its uuid read again
-	 * (gtable_needs_uuid()); each time that still finds it stale, the
-	 * next 1, 2, 4, then 8 moving reads do not look (uuid_skip left to
-	 * wait, uuid_level how many times it was found so). */
-	unsigned uuid_skip : 4;
+	/* A stale export that starts moving has its uuid read again
+	 * (gtable_needs_uuid()): once per spell of moving reads (uuid_spell:
+	 * this one was dealt with), and each time that still finds it
+	 * stale, the next 1, 2, 4, then 7 spells do not look (uuid_skip
+	 * left to wait, uuid_level how many times it was found so). */
+	unsigned uuid_skip : 3;
 	unsigned uuid_level : 2;
+	unsigned uuid_spell : 1;
 };
 
 struct gt_target {

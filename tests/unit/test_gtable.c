@@ -319,13 +319,13 @@ START_TEST(stale_export_rechecked_when_it_moves)
 }
 END_TEST
 
-/* A stale export that keeps moving while its uuid keeps saying stale (a
- * client that reconnects and idles out again between sweeps) is looked
- * at on its 1st, 3rd, 6th, 11th, 20th, 29th... moving read; reads where
- * it does not move do not count; a look that finds a client ends it. */
+/* A stale export that moves in spells while its uuid keeps saying stale
+ * (a client that reconnects and idles out again between sweeps) is looked
+ * at in its 1st, 3rd, 6th, 11th, 19th, 27th... spell of moving reads;
+ * a look that finds a client ends it. */
 START_TEST(stale_export_moving_backs_off)
 {
-	static const unsigned want[] = {1, 3, 6, 11, 20, 29};
+	static const unsigned want[] = {1, 3, 6, 11, 19, 27};
 	struct gtable t;
 	struct gt_target *a;
 	struct delta_sample s = sample(10, 0, 3, T0);
@@ -333,7 +333,7 @@ START_TEST(stale_export_moving_backs_off)
 	unsigned k, n = 0;
 
 	for (k = 1; k <= 30; k++) {
-		/* Still between two moving reads: no look, no count. */
+		/* Still between two spells: no look, no count. */
 		ck_assert(!gtable_needs_uuid(e, &s));
 		s.samples++;
 		if (gtable_needs_uuid(e, &s)) {
@@ -345,13 +345,15 @@ START_TEST(stale_export_moving_backs_off)
 		gtable_observe(&t, a, e, &s, NULL);
 	}
 	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
-	/* The 30th waited one of its 8: 7 more, then a look finds a
-	 * client, and that is final. */
-	for (k = 0; k < 7; k++) {
+	/* The 30th spell waited three of its 7: 4 more, then a look finds
+	 * a client, and that is final. */
+	for (k = 0; k < 4; k++) {
+		ck_assert(!gtable_needs_uuid(e, &s));
 		s.samples++;
 		ck_assert(!gtable_needs_uuid(e, &s));
 		gtable_observe(&t, a, e, &s, NULL);
 	}
+	ck_assert(!gtable_needs_uuid(e, &s));
 	s.samples++;
 	ck_assert(gtable_needs_uuid(e, &s));
 	gtable_classify(&t, e, LTREE_PEER_CLIENT);
@@ -359,6 +361,39 @@ START_TEST(stale_export_moving_backs_off)
 	s.samples++;
 	ck_assert(!gtable_needs_uuid(e, &s));
 	ck_assert_uint_eq(e->uuid_skip, 0);
+	gtable_free(&t);
+}
+END_TEST
+
+/* A stale export that keeps moving from sweep to sweep is the same peer:
+ * looked at on its first moving read only, until it stands still; a look
+ * deferred (the stats reader had no uuid) is asked for again. */
+START_TEST(stale_export_moving_looked_at_once)
+{
+	struct gtable t;
+	struct gt_target *a;
+	struct delta_sample s = sample(10, 0, 3, T0);
+	struct gt_export *e = stale_export(&t, &s, &a);
+	unsigned k;
+
+	s.samples++; /* moves at once after its first read */
+	ck_assert(gtable_needs_uuid(e, &s));
+	ck_assert(gtable_needs_uuid(e, &s)); /* asked again: still */
+	gtable_classify(&t, e, LTREE_PEER_STALE);
+	gtable_observe(&t, a, e, &s, NULL);
+	for (k = 0; k < 20; k++) {
+		s.samples++;
+		ck_assert(!gtable_needs_uuid(e, &s));
+		gtable_observe(&t, a, e, &s, NULL);
+	}
+	/* Still once, then two spells: the first waits, the second looks. */
+	ck_assert(!gtable_needs_uuid(e, &s));
+	s.samples++;
+	ck_assert(!gtable_needs_uuid(e, &s));
+	gtable_observe(&t, a, e, &s, NULL);
+	ck_assert(!gtable_needs_uuid(e, &s));
+	s.samples++;
+	ck_assert(gtable_needs_uuid(e, &s));
 	gtable_free(&t);
 }
 END_TEST
@@ -1184,6 +1219,7 @@ main(void)
 	tcase_add_test(tc, peers_never_reported);
 	tcase_add_test(tc, stale_export_rechecked_when_it_moves);
 	tcase_add_test(tc, stale_export_moving_backs_off);
+	tcase_add_test(tc, stale_export_moving_looked_at_once);
 	tcase_add_test(tc, export_gone_and_back);
 	tcase_add_test(tc, recreated_directory_is_new);
 	tcase_add_test(tc, recreated_target_is_new);
