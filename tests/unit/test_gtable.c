@@ -319,6 +319,16 @@ START_TEST(stale_export_rechecked_when_it_moves)
 }
 END_TEST
 
+/* A read where e stood still (it never looks), then one where it moved:
+ * whether that spell's first read looks at e's uuid. */
+static bool
+spell_looks(struct gt_export *e, struct delta_sample *s)
+{
+	ck_assert(!gtable_needs_uuid(e, s));
+	s->samples++;
+	return gtable_needs_uuid(e, s);
+}
+
 /* A stale export that moves in spells while its uuid keeps saying stale
  * (a client that reconnects and idles out again between sweeps) is looked
  * at in its 1st, 3rd, 6th, 11th, 19th, 27th... spell of moving reads;
@@ -334,9 +344,7 @@ START_TEST(stale_export_moving_backs_off)
 
 	for (k = 1; k <= 30; k++) {
 		/* Still between two spells: no look, no count. */
-		ck_assert(!gtable_needs_uuid(e, &s));
-		s.samples++;
-		if (gtable_needs_uuid(e, &s)) {
+		if (spell_looks(e, &s)) {
 			ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
 			ck_assert_uint_eq(k, want[n]);
 			n++;
@@ -348,14 +356,10 @@ START_TEST(stale_export_moving_backs_off)
 	/* The 30th spell waited three of its 7: 4 more, then a look finds
 	 * a client, and that is final. */
 	for (k = 0; k < 4; k++) {
-		ck_assert(!gtable_needs_uuid(e, &s));
-		s.samples++;
-		ck_assert(!gtable_needs_uuid(e, &s));
+		ck_assert(!spell_looks(e, &s));
 		gtable_observe(&t, a, e, &s, NULL);
 	}
-	ck_assert(!gtable_needs_uuid(e, &s));
-	s.samples++;
-	ck_assert(gtable_needs_uuid(e, &s));
+	ck_assert(spell_looks(e, &s));
 	gtable_classify(&t, e, LTREE_PEER_CLIENT);
 	gtable_observe(&t, a, e, &s, NULL);
 	s.samples++;
@@ -387,13 +391,9 @@ START_TEST(stale_export_moving_looked_at_once)
 		gtable_observe(&t, a, e, &s, NULL);
 	}
 	/* Still once, then two spells: the first waits, the second looks. */
-	ck_assert(!gtable_needs_uuid(e, &s));
-	s.samples++;
-	ck_assert(!gtable_needs_uuid(e, &s));
+	ck_assert(!spell_looks(e, &s));
 	gtable_observe(&t, a, e, &s, NULL);
-	ck_assert(!gtable_needs_uuid(e, &s));
-	s.samples++;
-	ck_assert(gtable_needs_uuid(e, &s));
+	ck_assert(spell_looks(e, &s));
 	gtable_free(&t);
 }
 END_TEST
